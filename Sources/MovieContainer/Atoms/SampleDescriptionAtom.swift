@@ -1,0 +1,195 @@
+/// `stsd`: the sample descriptions of a track (QuickTime File Format, "Sample Description
+/// Atoms"). Entries are kept as their format code and body; ``VideoSampleEntry`` and
+/// ``SoundSampleEntry`` read and write the bodies of the kinds this library handles.
+public struct SampleDescriptionAtom: QuickTimeAtom {
+    public static let type: FourCC = "stsd"
+
+    public struct Entry: Hashable, Sendable {
+        /// The data format, such as `avc1`, `sowt` or `lpcm`.
+        public var format: FourCC
+        /// Everything after the entry's size and format.
+        public var body: [UInt8]
+
+        public init(format: FourCC, body: [UInt8]) {
+            self.format = format
+            self.body = body
+        }
+    }
+
+    public var entries: [Entry]
+
+    public init(entries: [Entry]) { self.entries = entries }
+
+    public func writeBody(to w: inout ByteWriter) {
+        w.writeVersionAndFlags(version: 0, flags: 0)
+        w.write(UInt32(entries.count))
+        for entry in entries {
+            w.write(UInt32(8 + entry.body.count))
+            w.write(entry.format)
+            w.write(contentsOf: entry.body)
+        }
+    }
+
+    public init(body r: inout ByteReader) throws(MovieFormatError) {
+        _ = try r.readVersionAndFlags()
+        let count = try r.readUInt32()
+        try r.requireTable(count: count, entrySize: 16)
+        entries = []
+        for _ in 0..<count {
+            let size = Int(try r.readUInt32())
+            let format = try r.readFourCC()
+            guard size >= 16, size - 8 <= r.remaining else {
+                throw .invalidValue("stsd", "sample description '\(format)' has size \(size), which does not fit the atom")
+            }
+            entries.append(Entry(format: format, body: try r.readBytes(size - 8)))
+        }
+    }
+}
+
+/// Reads the extension atoms that follow a sample description's fixed fields.
+func readExtensionAtoms(_ r: inout ByteReader) -> [(type: FourCC, body: [UInt8])] {
+    var result: [(FourCC, [UInt8])] = []
+    while r.remaining >= 8 {
+        guard let size = try? r.readUInt32(), let type = try? r.readFourCC(),
+              size >= 8, Int(size) - 8 <= r.remaining, let body = try? r.readBytes(Int(size) - 8)
+        else { break }
+        result.append((type, body))
+    }
+    return result
+}
+
+/// A video sample description: `avc1` and other codecs (QuickTime File Format, "Video Sample
+/// Description").
+public struct VideoSampleEntry: Hashable, Sendable {
+    public var format: FourCC
+    public var width: UInt16
+    public var height: UInt16
+    /// Shown by readers as the encoder; Apple writes "H.264".
+    public var compressorName: String
+    /// Extension atoms in order, such as `avcC`, `pasp` and `colr`.
+    public var extensions: [Extension]
+
+    public struct Extension: Hashable, Sendable {
+        public var type: FourCC
+        public var body: [UInt8]
+        public init(type: FourCC, body: [UInt8]) {
+            self.type = type
+            self.body = body
+        }
+    }
+
+    public init(format: FourCC, width: UInt16, height: UInt16, compressorName: String, extensions: [Extension]) {
+        self.format = format
+        self.width = width
+        self.height = height
+        self.compressorName = compressorName
+        self.extensions = extensions
+    }
+
+    /// The entry for H.264 with its `avcC`, a `pasp` when the pixels are not square or a
+    /// sample aspect ratio is known, and a `colr` 'nclc' when the colours are described.
+    public init(h264 configuration: AVCDecoderConfiguration, width: UInt16, height: UInt16,
+                pixelAspectRatio: (UInt32, UInt32)? = nil, color: ColorDescription? = nil) {
+        var extensions = [Extension(type: "avcC", body: configuration.atomBody)]
+        if let (h, v) = pixelAspectRatio ?? configuration.sps.sampleAspectRatio {
+            extensions.append(Extension(type: "pasp", body: PixelAspectRatioAtom(horizontalSpacing: h, verticalSpacing: v).bodyBytes))
+        }
+        if let color = color ?? configuration.sps.colorDescription {
+            extensions.append(Extension(type: "colr", body: ColorParameterAtom(color).bodyBytes))
+        }
+        self.init(format: "avc1", width: width, height: height, compressorName: "H.264", extensions: extensions)
+    }
+
+    public var descriptionEntry: SampleDescriptionAtom.Entry {
+        var w = ByteWriter(capacity: 128)
+        w.writeZeros(6)
+        w.write(UInt16(1))  // data reference index
+        w.write(UInt16(0))  // version
+        w.write(UInt16(0))  // revision level
+        w.write(UInt32(0))  // vendor
+        w.write(UInt32(0x200))  // temporal quality: normal
+        w.write(UInt32(0x200))  // spatial quality: normal
+        w.write(width)
+        w.write(height)
+        w.write(UInt32(0x0048_0000))  // 72 dpi
+        w.write(UInt32(0x0048_0000))
+        w.write(UInt32(0))  // data size
+        w.write(UInt16(1))  // frame count
+        w.writePascalString(compressorName, fieldSize: 32)
+        w.write(UInt16(24))  // depth
+        w.write(Int16(-1))  // color table ID: none
+        for e in extensions {
+            w.write(UInt32(8 + e.body.count))
+            w.write(e.type)
+            w.write(contentsOf: e.body)
+        }
+        return .init(format: format, body: w.bytes)
+    }
+
+    public init(_ entry: SampleDescriptionAtom.Entry) throws(MovieFormatError) {
+        var r = ByteReader(entry.body, context: entry.format)
+        try r.skip(6 + 2 + 2 + 2 + 4 + 4 + 4)
+        format = entry.format
+        width = try r.readUInt16()
+        height = try r.readUInt16()
+        try r.skip(4 + 4 + 4 + 2)
+        var name = try r.subReader(32, context: entry.format)
+        compressorName = (try? name.readPascalString()) ?? ""
+        try r.skip(4)
+        extensions = readExtensionAtoms(&r).map { Extension(type: $0.type, body: $0.body) }
+    }
+}
+
+/// `pasp`: pixel aspect ratio (QuickTime File Format, "Pixel Aspect Ratio").
+public struct PixelAspectRatioAtom: QuickTimeAtom {
+    public static let type: FourCC = "pasp"
+    public var horizontalSpacing: UInt32
+    public var verticalSpacing: UInt32
+
+    public init(horizontalSpacing: UInt32, verticalSpacing: UInt32) {
+        self.horizontalSpacing = horizontalSpacing
+        self.verticalSpacing = verticalSpacing
+    }
+
+    public func writeBody(to w: inout ByteWriter) {
+        w.write(horizontalSpacing)
+        w.write(verticalSpacing)
+    }
+
+    public init(body r: inout ByteReader) throws(MovieFormatError) {
+        horizontalSpacing = try r.readUInt32()
+        verticalSpacing = try r.readUInt32()
+    }
+}
+
+/// `colr` of type 'nclc': colour primaries, transfer function and matrix (QuickTime File
+/// Format, "Color Parameter Atoms"; Apple TN2162).
+public struct ColorParameterAtom: QuickTimeAtom {
+    public static let type: FourCC = "colr"
+    public var color: ColorDescription
+
+    public init(_ color: ColorDescription) { self.color = color }
+
+    public func writeBody(to w: inout ByteWriter) {
+        w.write("nclc" as FourCC)
+        w.write(color.primaries)
+        w.write(color.transferFunction)
+        w.write(color.matrix)
+    }
+
+    public init(body r: inout ByteReader) throws(MovieFormatError) {
+        let kind = try r.readFourCC()
+        guard kind == "nclc" || kind == "nclx" else { throw .invalidValue("colr", "colour parameter type '\(kind)' is not nclc or nclx") }
+        color = ColorDescription(primaries: try r.readUInt16(), transferFunction: try r.readUInt16(), matrix: try r.readUInt16())
+        if kind == "nclx", r.remaining >= 1 { color.isFullRange = (try r.readUInt8()) & 0x80 != 0 }
+    }
+}
+
+extension QuickTimeAtom {
+    /// The atom's body: the bytes after size and type.
+    var bodyBytes: [UInt8] {
+        var w = ByteWriter()
+        writeBody(to: &w)
+        return w.bytes
+    }
+}

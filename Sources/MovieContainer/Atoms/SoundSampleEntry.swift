@@ -1,0 +1,161 @@
+/// The layout of uncompressed PCM audio: rate, channels and sample format.
+public struct PCMFormat: Hashable, Sendable, CustomStringConvertible {
+    /// Frames per second.
+    public var sampleRate: UInt32
+    public var channelCount: UInt16
+    /// Bits per channel sample: 16, 24 or 32 for integers, 32 or 64 for floats.
+    public var bitsPerChannel: UInt16
+    public var isFloat: Bool
+    public var isBigEndian: Bool
+
+    public init(sampleRate: UInt32, channelCount: UInt16, bitsPerChannel: UInt16 = 16, isFloat: Bool = false,
+                isBigEndian: Bool = false) {
+        self.sampleRate = sampleRate
+        self.channelCount = channelCount
+        self.bitsPerChannel = bitsPerChannel
+        self.isFloat = isFloat
+        self.isBigEndian = isBigEndian
+    }
+
+    /// Signed 16-bit little-endian samples (ALSA's S16_LE).
+    public static func int16(sampleRate: UInt32, channelCount: UInt16) -> PCMFormat {
+        PCMFormat(sampleRate: sampleRate, channelCount: channelCount)
+    }
+
+    /// Bytes for one frame: one sample of every channel.
+    public var bytesPerFrame: Int { Int(channelCount) * Int(bitsPerChannel) / 8 }
+
+    /// Checks that the format is one a movie can describe.
+    public func validate() throws(MovieFormatError) {
+        let validBits: Set<UInt16> = isFloat ? [32, 64] : [16, 24, 32]
+        guard sampleRate > 0, channelCount > 0, validBits.contains(bitsPerChannel) else {
+            throw .invalidValue("stsd", "PCM format \(self) is not supported: use 16-, 24- or 32-bit integers or 32- or 64-bit floats, at least one channel and a non-zero rate")
+        }
+    }
+
+    public var description: String {
+        "\(isFloat ? "f" : "s")\(bitsPerChannel)\(isBigEndian ? "be" : "le") \(sampleRate) Hz \(channelCount) ch"
+    }
+}
+
+/// A sound sample description for LPCM (QuickTime File Format, "Sound Sample Descriptions").
+///
+/// 16-bit integer audio at up to 65535 Hz in one or two channels is written as version 0
+/// `sowt` (little-endian) or `twos` (big-endian); everything else as version 2 `lpcm`, whose
+/// rate is a 64-bit float. Mono and stereo get a `chan` atom.
+public struct SoundSampleEntry: Hashable, Sendable {
+    public var pcm: PCMFormat
+
+    public init(pcm: PCMFormat) { self.pcm = pcm }
+
+    /// The sample description format this entry is written as.
+    public var format: FourCC {
+        if usesVersion0 { return pcm.isBigEndian ? "twos" : "sowt" }
+        return "lpcm"
+    }
+
+    private var usesVersion0: Bool {
+        pcm.bitsPerChannel == 16 && !pcm.isFloat && pcm.sampleRate <= 65535 && pcm.channelCount <= 2
+    }
+
+    /// CoreAudio LPCM format flags: float 0x1, big-endian 0x2, signed integer 0x4, packed 0x8.
+    public var formatSpecificFlags: UInt32 {
+        (pcm.isFloat ? 0x1 : 0x4) | (pcm.isBigEndian ? 0x2 : 0) | 0x8
+    }
+
+    public var descriptionEntry: SampleDescriptionAtom.Entry {
+        var w = ByteWriter(capacity: 96)
+        w.writeZeros(6)
+        w.write(UInt16(1))  // data reference index
+        if usesVersion0 {
+            w.write(UInt16(0))  // version
+            w.write(UInt16(0))  // revision level
+            w.write(UInt32(0))  // vendor
+            w.write(pcm.channelCount)
+            w.write(UInt16(16))  // sample size
+            w.write(Int16(0))  // compression ID
+            w.write(UInt16(0))  // packet size
+            w.write(pcm.sampleRate << 16)  // 16.16
+        } else {
+            w.write(UInt16(2))
+            w.write(UInt16(0))
+            w.write(UInt32(0))
+            w.write(UInt16(3))  // always 3
+            w.write(UInt16(16))  // always 16
+            w.write(Int16(-2))  // always -2
+            w.write(UInt16(0))  // always 0
+            w.write(UInt32(0x0001_0000))  // always 65536
+            w.write(UInt32(72))  // sizeOfStructOnly
+            w.write(Double(pcm.sampleRate).bitPattern)
+            w.write(UInt32(pcm.channelCount))
+            w.write(UInt32(0x7F00_0000))
+            w.write(UInt32(pcm.bitsPerChannel))
+            w.write(formatSpecificFlags)
+            w.write(UInt32(pcm.bytesPerFrame))  // constBytesPerAudioPacket
+            w.write(UInt32(1))  // constLPCMFramesPerAudioPacket
+        }
+        if pcm.channelCount <= 2 {
+            let chan = ChannelLayoutAtom(layoutTag: pcm.channelCount == 1 ? ChannelLayoutAtom.mono : ChannelLayoutAtom.stereo)
+            w.write(contentsOf: chan.encoded)
+        }
+        return .init(format: format, body: w.bytes)
+    }
+
+    /// Reads a `sowt`, `twos`, `lpcm` or other PCM sound description.
+    public init(_ entry: SampleDescriptionAtom.Entry) throws(MovieFormatError) {
+        var r = ByteReader(entry.body, context: entry.format)
+        try r.skip(8)
+        let version = try r.readUInt16()
+        try r.skip(6)
+        if version == 2 {
+            try r.skip(16)
+            try r.skip(4)  // sizeOfStructOnly
+            let rate = Double(bitPattern: try r.readUInt64())
+            let channels = try r.readUInt32()
+            try r.skip(4)
+            let bits = try r.readUInt32()
+            let flags = try r.readUInt32()
+            guard rate.isFinite, rate >= 1, rate < 4_294_967_296, channels >= 1, channels <= 0xFFFF, bits <= 64 else {
+                throw .invalidValue(entry.format, "version 2 sound description has rate \(rate), \(channels) channels, \(bits) bits")
+            }
+            pcm = PCMFormat(sampleRate: UInt32(rate), channelCount: UInt16(channels), bitsPerChannel: UInt16(bits),
+                            isFloat: flags & 1 != 0, isBigEndian: flags & 2 != 0)
+        } else {
+            let channels = try r.readUInt16()
+            let bits = try r.readUInt16()
+            try r.skip(4)
+            let rate = try r.readUInt32() >> 16
+            pcm = PCMFormat(sampleRate: rate, channelCount: channels, bitsPerChannel: bits,
+                            isFloat: entry.format == "fl32" || entry.format == "fl64",
+                            isBigEndian: entry.format == "twos" || entry.format == "in24" || entry.format == "in32")
+        }
+    }
+}
+
+/// `chan`: the audio channel layout (QuickTime File Format, "Audio Channel Layout Atom"), a
+/// big-endian CoreAudio `AudioChannelLayout` behind a full-atom header.
+public struct ChannelLayoutAtom: QuickTimeAtom {
+    public static let type: FourCC = "chan"
+    /// `kAudioChannelLayoutTag_Mono`: (100 << 16) | 1.
+    public static let mono: UInt32 = 100 << 16 | 1
+    /// `kAudioChannelLayoutTag_Stereo`: (101 << 16) | 2.
+    public static let stereo: UInt32 = 101 << 16 | 2
+
+    public var layoutTag: UInt32
+    public var channelBitmap: UInt32 = 0
+
+    public init(layoutTag: UInt32) { self.layoutTag = layoutTag }
+
+    public func writeBody(to w: inout ByteWriter) {
+        w.writeVersionAndFlags(version: 0, flags: 0)
+        w.write(layoutTag)
+        w.write(channelBitmap)
+        w.write(UInt32(0))  // number of channel descriptions
+    }
+
+    public init(body r: inout ByteReader) throws(MovieFormatError) {
+        _ = try r.readVersionAndFlags()
+        layoutTag = try r.readUInt32()
+        channelBitmap = try r.readUInt32()
+    }
+}

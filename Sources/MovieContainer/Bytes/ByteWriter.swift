@@ -1,0 +1,92 @@
+/// A growable buffer that writes big-endian integers and atoms.
+///
+/// Atoms are written with ``writeAtom(_:_:)``: the size field is reserved, the body is
+/// written, then the size is back-patched, so an atom's size can never disagree with its body.
+public struct ByteWriter: Sendable {
+    /// The bytes written so far.
+    public private(set) var bytes: [UInt8]
+
+    public init(capacity: Int = 256) {
+        bytes = []
+        bytes.reserveCapacity(capacity)
+    }
+
+    /// The number of bytes written so far.
+    public var count: Int { bytes.count }
+
+    public mutating func write(_ value: UInt8) { bytes.append(value) }
+
+    public mutating func write(_ value: UInt16) {
+        bytes.append(UInt8(truncatingIfNeeded: value >> 8))
+        bytes.append(UInt8(truncatingIfNeeded: value))
+    }
+
+    public mutating func write(_ value: UInt32) {
+        bytes.append(UInt8(truncatingIfNeeded: value >> 24))
+        bytes.append(UInt8(truncatingIfNeeded: value >> 16))
+        bytes.append(UInt8(truncatingIfNeeded: value >> 8))
+        bytes.append(UInt8(truncatingIfNeeded: value))
+    }
+
+    public mutating func write(_ value: UInt64) {
+        write(UInt32(truncatingIfNeeded: value >> 32))
+        write(UInt32(truncatingIfNeeded: value))
+    }
+
+    public mutating func write(_ value: Int16) { write(UInt16(bitPattern: value)) }
+    public mutating func write(_ value: Int32) { write(UInt32(bitPattern: value)) }
+    public mutating func write(_ value: Int64) { write(UInt64(bitPattern: value)) }
+    public mutating func write(_ value: FourCC) { write(value.rawValue) }
+
+    public mutating func write<Bytes: Sequence>(contentsOf bytes: Bytes) where Bytes.Element == UInt8 {
+        self.bytes.append(contentsOf: bytes)
+    }
+
+    /// Writes `count` zero bytes.
+    public mutating func writeZeros(_ count: Int) {
+        bytes.append(contentsOf: repeatElement(0, count: count))
+    }
+
+    /// Writes the version byte and 24 flag bits that begin every full atom.
+    public mutating func writeVersionAndFlags(version: UInt8, flags: UInt32) {
+        write(UInt32(version) << 24 | (flags & 0x00FF_FFFF))
+    }
+
+    /// Writes a Pascal string (a length byte, then the text) padded with zeros to `fieldSize`
+    /// bytes when `fieldSize` is given. Text too long for the field is cut at a character edge.
+    public mutating func writePascalString(_ text: String, fieldSize: Int? = nil) {
+        var utf8 = Array(text.utf8)
+        let limit = min(255, (fieldSize ?? 256) - 1)
+        if utf8.count > limit {
+            utf8 = Array(utf8.prefix(limit))
+            while let last = utf8.last, last & 0xC0 == 0x80 { utf8.removeLast() }  // continuation bytes
+            if let last = utf8.last, last >= 0xC0 { utf8.removeLast() }  // a lead byte without its tail
+        }
+        write(UInt8(utf8.count))
+        write(contentsOf: utf8)
+        if let fieldSize { writeZeros(fieldSize - 1 - utf8.count) }
+    }
+
+    /// Writes an atom: a 32-bit size, the type, then whatever `body` writes.
+    ///
+    /// - Throws: ``MovieFormatError`` when the atom would exceed 4 GiB, or whatever `body` throws.
+    public mutating func writeAtom(_ type: FourCC, _ body: (inout ByteWriter) throws -> Void) throws {
+        let start = bytes.count
+        write(UInt32(0))
+        write(type)
+        try body(&self)
+        let size = bytes.count - start
+        guard size <= Int(UInt32.max) else {
+            throw MovieFormatError.atomTooLarge(type, size: UInt64(size))
+        }
+        patch(UInt32(size), at: start)
+    }
+
+    /// Overwrites four bytes at `offset` with `value`.
+    public mutating func patch(_ value: UInt32, at offset: Int) {
+        bytes[offset] = UInt8(truncatingIfNeeded: value >> 24)
+        bytes[offset + 1] = UInt8(truncatingIfNeeded: value >> 16)
+        bytes[offset + 2] = UInt8(truncatingIfNeeded: value >> 8)
+        bytes[offset + 3] = UInt8(truncatingIfNeeded: value)
+    }
+}

@@ -1,0 +1,56 @@
+/// Reads the bits of an H.264 RBSP: fixed-width fields and Exp-Golomb codes (ITU-T H.264 §7.2,
+/// §9.1).
+struct BitReader {
+    private let bytes: [UInt8]
+    private var bitPosition = 0
+
+    /// Creates a reader over a NAL unit's payload with its emulation-prevention bytes removed.
+    init(nalPayload: ArraySlice<UInt8>) {
+        var rbsp: [UInt8] = []
+        rbsp.reserveCapacity(nalPayload.count)
+        var zeros = 0
+        for byte in nalPayload {
+            if zeros >= 2 && byte == 3 {
+                zeros = 0
+                continue
+            }
+            zeros = byte == 0 ? zeros + 1 : 0
+            rbsp.append(byte)
+        }
+        bytes = rbsp
+    }
+
+    var bitsLeft: Int { bytes.count * 8 - bitPosition }
+
+    mutating func bit() throws(MovieFormatError) -> UInt32 {
+        guard bitPosition < bytes.count * 8 else { throw .invalidBitstream("a parameter set ends too early") }
+        let byte = bytes[bitPosition >> 3]
+        let value = (byte >> (7 - UInt8(bitPosition & 7))) & 1
+        bitPosition += 1
+        return UInt32(value)
+    }
+
+    mutating func bits(_ count: Int) throws(MovieFormatError) -> UInt32 {
+        var value: UInt32 = 0
+        for _ in 0..<count { value = value << 1 | (try bit()) }
+        return value
+    }
+
+    mutating func flag() throws(MovieFormatError) -> Bool { try bit() == 1 }
+
+    /// ue(v): unsigned Exp-Golomb.
+    mutating func ue() throws(MovieFormatError) -> UInt32 {
+        var leadingZeros = 0
+        while try bit() == 0 {
+            leadingZeros += 1
+            guard leadingZeros < 32 else { throw .invalidBitstream("an Exp-Golomb code is longer than 32 bits") }
+        }
+        return (UInt32(1) << leadingZeros) - 1 + (try bits(leadingZeros))
+    }
+
+    /// se(v): signed Exp-Golomb.
+    mutating func se() throws(MovieFormatError) -> Int32 {
+        let k = try ue()
+        return k & 1 == 1 ? Int32((k + 1) / 2) : -Int32(k / 2)
+    }
+}

@@ -1,0 +1,145 @@
+/// The fields of an H.264 sequence parameter set that a muxer needs (ITU-T H.264 §7.3.2.1.1).
+public struct SequenceParameterSet: Hashable, Sendable {
+    public var profileIndication: UInt8
+    public var profileCompatibility: UInt8
+    public var levelIndication: UInt8
+    public var chromaFormat: UInt32 = 1
+    public var bitDepthLuma: UInt32 = 8
+    public var bitDepthChroma: UInt32 = 8
+    public var separateColourPlane = false
+    public var log2MaxFrameNum: UInt32
+    public var pictureOrderCountType: UInt32
+    public var log2MaxPictureOrderCountLSB: UInt32 = 0
+    public var frameMBsOnly: Bool
+    /// The displayed width in pixels, after cropping.
+    public var width: Int
+    /// The displayed height in pixels, after cropping.
+    public var height: Int
+    /// The sample aspect ratio from the VUI, when given.
+    public var sampleAspectRatio: (horizontal: UInt32, vertical: UInt32)?
+    /// Colour primaries, transfer characteristics and matrix coefficients from the VUI, when
+    /// given.
+    public var colorDescription: ColorDescription?
+
+    public static func == (l: Self, r: Self) -> Bool {
+        l.profileIndication == r.profileIndication && l.levelIndication == r.levelIndication
+            && l.width == r.width && l.height == r.height && l.chromaFormat == r.chromaFormat
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(profileIndication)
+        hasher.combine(width)
+        hasher.combine(height)
+    }
+
+    /// Parses an SPS NAL unit, header byte included.
+    /// - Throws: ``MovieFormatError`` with code `.invalidBitstream` when it is not a valid SPS.
+    public init(nalUnit: ArraySlice<UInt8>) throws(MovieFormatError) {
+        guard nalUnit.count >= 4, nalUnit[nalUnit.startIndex] & 0x1F == 7 else {
+            throw .invalidBitstream("expected a sequence parameter set (NAL type 7)")
+        }
+        var r = BitReader(nalPayload: nalUnit.dropFirst())
+        profileIndication = UInt8(try r.bits(8))
+        profileCompatibility = UInt8(try r.bits(8))
+        levelIndication = UInt8(try r.bits(8))
+        _ = try r.ue()  // seq_parameter_set_id
+        if [100, 110, 122, 244, 44, 83, 86, 118, 128, 138, 139, 134, 135].contains(profileIndication) {
+            chromaFormat = try r.ue()
+            guard chromaFormat <= 3 else { throw .invalidBitstream("chroma_format_idc \(chromaFormat) is out of range") }
+            if chromaFormat == 3 { separateColourPlane = try r.flag() }
+            bitDepthLuma = try r.ue() + 8
+            bitDepthChroma = try r.ue() + 8
+            guard bitDepthLuma <= 14, bitDepthChroma <= 14 else { throw .invalidBitstream("bit depth is out of range") }
+            _ = try r.flag()  // qpprime_y_zero_transform_bypass_flag
+            if try r.flag() {  // seq_scaling_matrix_present_flag
+                for list in 0..<(chromaFormat == 3 ? 12 : 8) {
+                    guard try r.flag() else { continue }  // seq_scaling_list_present_flag
+                    var last: Int32 = 8, next: Int32 = 8
+                    for _ in 0..<(list < 6 ? 16 : 64) {
+                        if next != 0 { next = (last + (try r.se()) + 256) % 256 }
+                        if next != 0 { last = next }
+                    }
+                }
+            }
+        }
+        log2MaxFrameNum = try r.ue() + 4
+        pictureOrderCountType = try r.ue()
+        guard log2MaxFrameNum <= 16, pictureOrderCountType <= 2 else {
+            throw .invalidBitstream("frame number or picture order count fields are out of range")
+        }
+        if pictureOrderCountType == 0 {
+            log2MaxPictureOrderCountLSB = try r.ue() + 4
+            guard log2MaxPictureOrderCountLSB <= 16 else { throw .invalidBitstream("log2_max_pic_order_cnt_lsb is out of range") }
+        } else if pictureOrderCountType == 1 {
+            _ = try r.flag()
+            _ = try r.se()
+            _ = try r.se()
+            let cycle = try r.ue()
+            guard cycle <= 255 else { throw .invalidBitstream("num_ref_frames_in_pic_order_cnt_cycle is out of range") }
+            for _ in 0..<cycle { _ = try r.se() }
+        }
+        _ = try r.ue()  // max_num_ref_frames
+        _ = try r.flag()  // gaps_in_frame_num_value_allowed_flag
+        let widthInMBs = Int(try r.ue()) + 1
+        let heightInMapUnits = Int(try r.ue()) + 1
+        frameMBsOnly = try r.flag()
+        if !frameMBsOnly { _ = try r.flag() }  // mb_adaptive_frame_field_flag
+        _ = try r.flag()  // direct_8x8_inference_flag
+        var crop = (left: 0, right: 0, top: 0, bottom: 0)
+        if try r.flag() {
+            crop = (Int(try r.ue()), Int(try r.ue()), Int(try r.ue()), Int(try r.ue()))
+        }
+        let chromaArrayType = separateColourPlane ? 0 : chromaFormat
+        let cropUnitX = chromaArrayType == 0 ? 1 : (chromaFormat == 3 ? 1 : 2)
+        let cropUnitY = (chromaArrayType == 0 ? 1 : (chromaFormat == 1 ? 2 : 1)) * (frameMBsOnly ? 1 : 2)
+        width = widthInMBs * 16 - cropUnitX * (crop.left + crop.right)
+        height = heightInMapUnits * 16 * (frameMBsOnly ? 1 : 2) - cropUnitY * (crop.top + crop.bottom)
+        guard width > 0, height > 0, width <= 16384, height <= 16384 else {
+            throw .invalidBitstream("picture size \(width)x\(height) is out of range")
+        }
+        if r.bitsLeft > 0, try r.flag() {  // vui_parameters_present_flag
+            if try r.flag() {  // aspect_ratio_info_present_flag
+                let idc = try r.bits(8)
+                if idc == 255 {
+                    sampleAspectRatio = (try r.bits(16), try r.bits(16))
+                } else if idc >= 1 && idc <= 16 {
+                    let table: [(UInt32, UInt32)] = [(1, 1), (12, 11), (10, 11), (16, 11), (40, 33), (24, 11), (20, 11),
+                                                     (32, 11), (80, 33), (18, 11), (15, 11), (64, 33), (160, 99),
+                                                     (4, 3), (3, 2), (2, 1)]
+                    sampleAspectRatio = table[Int(idc) - 1]
+                }
+            }
+            if try r.flag() { _ = try r.flag() }  // overscan
+            if try r.flag() {  // video_signal_type_present_flag
+                _ = try r.bits(3)
+                let fullRange = try r.flag()
+                if try r.flag() {
+                    colorDescription = ColorDescription(
+                        primaries: UInt16(try r.bits(8)), transferFunction: UInt16(try r.bits(8)),
+                        matrix: UInt16(try r.bits(8)), isFullRange: fullRange)
+                }
+            }
+        }
+    }
+}
+
+/// The colour description of a video: CICP code points for primaries, transfer function and
+/// matrix (ITU-T H.273), written as a `colr` 'nclc' atom.
+public struct ColorDescription: Hashable, Sendable {
+    public var primaries: UInt16
+    public var transferFunction: UInt16
+    public var matrix: UInt16
+    public var isFullRange: Bool
+
+    public init(primaries: UInt16, transferFunction: UInt16, matrix: UInt16, isFullRange: Bool = false) {
+        self.primaries = primaries
+        self.transferFunction = transferFunction
+        self.matrix = matrix
+        self.isFullRange = isFullRange
+    }
+
+    /// ITU-R BT.709, video range: what HD cameras and x264 with `--colorprim bt709` describe.
+    public static let bt709 = ColorDescription(primaries: 1, transferFunction: 1, matrix: 1)
+    /// SMPTE 170M (BT.601 525-line), video range.
+    public static let smpte170m = ColorDescription(primaries: 6, transferFunction: 6, matrix: 6)
+}

@@ -1,0 +1,350 @@
+/// An object that writes a QuickTime movie as samples arrive: media first, in interleaved
+/// chunks, and the movie atom (`moov`) at the end.
+///
+/// The file starts `ftyp` (`qt  `), `wide`, `mdat`. Each track's samples collect into chunks of
+/// about ``Configuration/chunkDuration`` that are written to the sink as they fill, so memory
+/// holds at most one chunk per track plus the compact sample tables. ``finish(endTimes:)``
+/// writes the remaining chunks, sets the `mdat` size (widening its header to 64 bits over the
+/// `wide` atom past 4 GiB) and appends `moov`, choosing `co64` and version-1 headers only when a
+/// value no longer fits 32 bits.
+///
+/// Timestamps are integer ticks of each track's time scale, with 0 the start of the movie. The
+/// writer is not thread-safe: drive it from one thread (the recorder's writing thread).
+public final class MovieWriter {
+    /// Settings that apply to the whole movie.
+    public struct Configuration: Sendable {
+        /// The `mvhd` time scale; Apple writes 600.
+        public var movieTimescale: UInt32 = 600
+        /// The creation and modification time written into `mvhd`, `tkhd` and `mdhd`.
+        public var creationTime: QuickTimeTimestamp
+        /// How much media each chunk holds before it is written; Apple's interleaving period is
+        /// half a second.
+        public var chunkDuration: Duration = .milliseconds(500)
+
+        public init(creationTime: QuickTimeTimestamp) {
+            self.creationTime = creationTime
+        }
+    }
+
+    /// What ``finish(endTimes:)`` wrote.
+    public struct Summary: Sendable {
+        /// The movie's duration in `mvhd` ticks.
+        public var duration: UInt64
+        public var movieTimescale: UInt32
+        /// The size of the whole file in bytes.
+        public var fileSize: UInt64
+        /// The sample count of each track, by track.
+        public var sampleCounts: [TrackID: UInt64]
+        /// Whether chunk offsets needed `co64`.
+        public var usesLargeOffsets: Bool
+    }
+
+    private enum State {
+        case configuring
+        case writing
+        case finished
+        case failed
+    }
+
+    /// The offset of the `mdat` header's size field; `wide` sits just before it.
+    static let mdatHeaderOffset: UInt64 = 28
+    static let mediaDataStart: UInt64 = 36
+
+    public let configuration: Configuration
+    private let sink: any MovieByteSink
+    private var tracks: [TrackBuilder] = []
+    private var state = State.configuring
+    private var fileOffset: UInt64 = 0
+
+    /// Creates a writer that writes through `sink`.
+    public init(sink: any MovieByteSink, configuration: Configuration) {
+        self.sink = sink
+        self.configuration = configuration
+    }
+
+    /// The number of bytes written to the sink so far, pending chunks excluded.
+    public var bytesWritten: UInt64 { fileOffset }
+
+    /// How much media has been appended, as the longest track's time in movie ticks.
+    public var recordedDuration: UInt64 {
+        tracks.map { UInt64(max(0, rescale($0.decodeEnd, from: $0.timescale, to: configuration.movieTimescale))) }.max() ?? 0
+    }
+
+    /// Adds a video track.
+    /// - Throws: ``MovieWriterError`` once samples have been appended.
+    public func addVideoTrack(_ format: VideoTrackFormat) throws -> TrackID {
+        guard format.timescale > 0 else { throw MovieWriterError(.invalidFormat, "video track: the time scale must be positive") }
+        return try addTrack(.video(format))
+    }
+
+    /// Adds an audio track.
+    /// - Throws: ``MovieWriterError`` once samples have been appended, or for a PCM layout a
+    ///   movie cannot describe.
+    public func addAudioTrack(_ format: AudioTrackFormat) throws -> TrackID {
+        do {
+            try format.pcm.validate()
+        } catch {
+            throw MovieWriterError(.invalidFormat, "audio track: \(error.message)")
+        }
+        return try addTrack(.audio(format))
+    }
+
+    private func addTrack(_ media: TrackBuilder.Media) throws -> TrackID {
+        guard case .configuring = state else {
+            throw MovieWriterError(.invalidState, "adding a track: tracks must all be added before the first sample")
+        }
+        let id = UInt32(tracks.count + 1)
+        tracks.append(TrackBuilder(id: id, media: media, chunkDuration: configuration.chunkDuration))
+        return TrackID(rawValue: id)
+    }
+
+    private func track(_ id: TrackID, video: Bool) throws -> TrackBuilder {
+        guard id.rawValue >= 1, Int(id.rawValue) <= tracks.count, tracks[Int(id.rawValue) - 1].isVideo == video else {
+            throw MovieWriterError(.unknownTrack, "\(id) is not a \(video ? "video" : "audio") track of this writer")
+        }
+        return tracks[Int(id.rawValue) - 1]
+    }
+
+    private func begin() throws {
+        switch state {
+        case .configuring:
+            guard !tracks.isEmpty else { throw MovieWriterError(.invalidState, "starting the movie: add a track first") }
+            var header = ByteWriter(capacity: 36)
+            try FileTypeAtom.quickTime.write(to: &header)
+            header.write(UInt32(8))
+            header.write("wide" as FourCC)
+            header.write(UInt32(0))  // mdat size: "to the end of the file" until finished
+            header.write("mdat" as FourCC)
+            try store(header.bytes, at: 0, step: "writing the file header")
+            fileOffset = UInt64(header.count)
+            state = .writing
+        case .writing:
+            return
+        case .finished:
+            throw MovieWriterError(.invalidState, "appending a sample: the movie is already finished")
+        case .failed:
+            throw MovieWriterError(.invalidState, "appending a sample: an earlier write failed, so the movie cannot continue")
+        }
+    }
+
+    /// Appends one video sample (an access unit of length-prefixed NAL units for H.264).
+    ///
+    /// - Parameters:
+    ///   - data: the sample's bytes; they are copied.
+    ///   - track: a video track of this writer.
+    ///   - decodeTime: ticks of the track's time scale; must increase from sample to sample.
+    ///   - presentationTime: ticks; not before `decodeTime`. Differs from it with B-frames.
+    ///   - isSync: whether the sample can be decoded on its own (an IDR picture).
+    /// - Throws: ``MovieWriterError`` for bad timestamps, a wrong track or a failed write.
+    public func appendVideoSample(_ data: UnsafeRawBufferPointer, to track: TrackID, decodeTime: Int64,
+                                  presentationTime: Int64, isSync: Bool) throws {
+        let builder = try self.track(track, video: true)
+        guard !data.isEmpty, data.count <= Int(UInt32.max) else {
+            throw MovieWriterError(.invalidSample, "\(track): a video sample of \(data.count) bytes cannot be stored")
+        }
+        if builder.firstDecodeTime != nil {
+            guard decodeTime > builder.lastDecodeTime, decodeTime - builder.lastDecodeTime <= Int64(UInt32.max) else {
+                throw MovieWriterError(.invalidTimestamps,
+                    "\(track): decode time \(decodeTime) does not follow the previous sample's \(builder.lastDecodeTime)")
+            }
+        }
+        guard presentationTime >= decodeTime, presentationTime - decodeTime <= Int64(Int32.max) else {
+            throw MovieWriterError(.invalidTimestamps,
+                "\(track): presentation time \(presentationTime) is before decode time \(decodeTime)")
+        }
+        try begin()
+        if builder.chunkSampleCount > 0, decodeTime - builder.chunkStartTime >= builder.chunkTicks {
+            try writeChunk(of: builder)
+        }
+        if builder.chunkSampleCount == 0 { builder.chunkStartTime = decodeTime }
+        builder.chunk.append(contentsOf: data)
+        builder.chunkSampleCount += 1
+        builder.recordVideoSample(size: data.count, decodeTime: decodeTime, presentationTime: presentationTime, isSync: isSync)
+    }
+
+    /// Appends a video sample from an array.
+    public func appendVideoSample(_ data: [UInt8], to track: TrackID, decodeTime: Int64, presentationTime: Int64,
+                                  isSync: Bool) throws {
+        try data.withUnsafeBytes {
+            try appendVideoSample($0, to: track, decodeTime: decodeTime, presentationTime: presentationTime, isSync: isSync)
+        }
+    }
+
+    /// Appends interleaved PCM frames to an audio track. The track's time follows its frame
+    /// count from `startTime`, which only the first call sets.
+    ///
+    /// - Parameters:
+    ///   - data: whole frames in the track's PCM format; copied.
+    ///   - startTime: for the first call, where the first frame sits on the movie timeline, in
+    ///     ticks of the sample rate (negative when audio began before the movie).
+    /// - Throws: ``MovieWriterError`` for partial frames, a wrong track or a failed write.
+    public func appendAudioFrames(_ data: UnsafeRawBufferPointer, to track: TrackID, startTime: Int64 = 0) throws {
+        let builder = try self.track(track, video: false)
+        guard data.count % builder.bytesPerFrame == 0 else {
+            throw MovieWriterError(.invalidSample,
+                "\(track): \(data.count) bytes of PCM are not whole frames of \(builder.bytesPerFrame) bytes")
+        }
+        let frames = data.count / builder.bytesPerFrame
+        guard frames > 0 else { return }
+        try begin()
+        if builder.chunkSampleCount == 0 { builder.chunkStartTime = builder.decodeEnd }
+        builder.chunk.append(contentsOf: data)
+        builder.chunkSampleCount += UInt32(frames)
+        builder.recordAudioFrames(frames, startTime: startTime)
+        if Int64(builder.chunkSampleCount) >= builder.chunkTicks {
+            try writeChunk(of: builder)
+        }
+    }
+
+    /// Appends PCM frames from an array.
+    public func appendAudioFrames(_ data: [UInt8], to track: TrackID, startTime: Int64 = 0) throws {
+        try data.withUnsafeBytes { try appendAudioFrames($0, to: track, startTime: startTime) }
+    }
+
+    private func writeChunk(of builder: TrackBuilder) throws {
+        let offset = fileOffset
+        try builder.chunk.withUnsafeBytes { try store($0, at: offset, step: "writing media of track \(builder.id)") }
+        fileOffset += UInt64(builder.chunk.count)
+        builder.recordChunk(at: offset)
+    }
+
+    private func store(_ bytes: UnsafeRawBufferPointer, at offset: UInt64, step: String) throws {
+        do {
+            try sink.write(bytes, at: offset)
+        } catch {
+            state = .failed
+            throw MovieWriterError(.writeFailed, step + " at byte \(offset)", underlying: error)
+        }
+    }
+
+    private func store(_ bytes: [UInt8], at offset: UInt64, step: String) throws {
+        try bytes.withUnsafeBytes { try store($0, at: offset, step: step) }
+    }
+
+    /// Leaves `count` bytes of the media area unwritten (a hole in a sparse file), so tests can
+    /// reach 64-bit offsets without writing gigabytes.
+    func skipMediaBytes(_ count: UInt64) throws {
+        try begin()
+        for builder in tracks where builder.chunkSampleCount > 0 { try writeChunk(of: builder) }
+        fileOffset += count
+    }
+
+    /// Writes the pending chunks, the `mdat` size and the `moov` atom.
+    ///
+    /// - Parameter endTimes: for video tracks, the time the last frame ends, in the track's
+    ///   ticks; without it, the last frame lasts as long as the one before.
+    /// - Returns: what was written.
+    /// - Throws: ``MovieWriterError`` when there is nothing to write or the sink fails.
+    @discardableResult
+    public func finish(endTimes: [TrackID: Int64] = [:]) throws -> Summary {
+        try begin()
+        let pending = tracks.filter { $0.chunkSampleCount > 0 }.sorted {
+            rescale($0.chunkStartTime, from: $0.timescale, to: 1_000_000) < rescale($1.chunkStartTime, from: $1.timescale, to: 1_000_000)
+        }
+        for builder in pending { try writeChunk(of: builder) }
+        for builder in tracks { builder.close(endTime: endTimes[TrackID(rawValue: builder.id)]) }
+
+        let mdatSize = fileOffset - Self.mdatHeaderOffset
+        if mdatSize <= UInt64(UInt32.max) {
+            var size = ByteWriter(capacity: 4)
+            size.write(UInt32(mdatSize))
+            try store(size.bytes, at: Self.mdatHeaderOffset, step: "setting the mdat size")
+        } else {
+            var header = ByteWriter(capacity: 16)  // over `wide`: a 64-bit mdat header
+            header.write(UInt32(1))
+            header.write("mdat" as FourCC)
+            header.write(fileOffset - (Self.mdatHeaderOffset - 8))
+            try store(header.bytes, at: Self.mdatHeaderOffset - 8, step: "setting the 64-bit mdat size")
+        }
+        let (moov, duration) = try movieAtom()
+        try store(moov, at: fileOffset, step: "writing the movie atom")
+        fileOffset += UInt64(moov.count)
+        state = .finished
+        var counts: [TrackID: UInt64] = [:]
+        for t in tracks { counts[TrackID(rawValue: t.id)] = t.sampleCount }
+        return Summary(duration: duration, movieTimescale: configuration.movieTimescale, fileSize: fileOffset,
+                       sampleCounts: counts, usesLargeOffsets: tracks.contains { ($0.chunkOffsets.last ?? 0) > UInt64(UInt32.max) })
+    }
+
+    /// Builds `moov` from the tracks' tables.
+    private func movieAtom() throws -> ([UInt8], UInt64) {
+        let movieTimescale = configuration.movieTimescale
+        let time = configuration.creationTime
+        let edits = tracks.map { $0.edits(movieTimescale: movieTimescale) }
+        let trackDurations = edits.map { $0.reduce(UInt64(0)) { $0 + $1.segmentDuration } }
+        let movieDuration = trackDurations.max() ?? 0
+        var w = ByteWriter(capacity: 4096 + tracks.reduce(0) { $0 + $1.sizes.count * 4 + $1.chunkOffsets.count * 8 })
+        try w.writeAtom("moov") { w in
+            try MovieHeaderAtom(creationTime: time, modificationTime: time, timescale: movieTimescale,
+                                duration: movieDuration, nextTrackID: UInt32(tracks.count + 1)).write(to: &w)
+            for (index, track) in tracks.enumerated() {
+                try writeTrack(track, edits: edits[index], duration: trackDurations[index], to: &w)
+            }
+        }
+        return (w.bytes, movieDuration)
+    }
+
+    private func writeTrack(_ track: TrackBuilder, edits: [EditListAtom.Entry], duration: UInt64,
+                            to w: inout ByteWriter) throws {
+        let time = configuration.creationTime
+        try w.writeAtom("trak") { w in
+            switch track.media {
+            case .video(let format):
+                let width = format.sampleEntry.width, height = format.sampleEntry.height
+                try TrackHeaderAtom(trackID: track.id, creationTime: time, duration: duration, volume: 0,
+                                    matrix: format.orientation.matrix(width: Int32(width), height: Int32(height)),
+                                    width: UInt32(width) << 16, height: UInt32(height) << 16).write(to: &w)
+            case .audio:
+                try TrackHeaderAtom(trackID: track.id, creationTime: time, duration: duration, volume: 0x0100,
+                                    matrix: .identity, width: 0, height: 0).write(to: &w)
+            }
+            if !edits.isEmpty {
+                try w.writeAtom("edts") { try EditListAtom(entries: edits).write(to: &$0) }
+            }
+            try w.writeAtom("mdia") { w in
+                try MediaHeaderAtom(creationTime: time, timescale: track.timescale, duration: track.mediaDuration).write(to: &w)
+                try (track.isVideo
+                    ? HandlerAtom(componentType: "mhlr", componentSubtype: "vide", name: "Core Media Video")
+                    : HandlerAtom(componentType: "mhlr", componentSubtype: "soun", name: "Core Media Audio")).write(to: &w)
+                try w.writeAtom("minf") { w in
+                    if track.isVideo {
+                        try VideoMediaHeaderAtom().write(to: &w)
+                    } else {
+                        try SoundMediaHeaderAtom().write(to: &w)
+                    }
+                    try HandlerAtom(componentType: "dhlr", componentSubtype: "url ", name: "Core Media Data Handler").write(to: &w)
+                    try w.writeAtom("dinf") { try DataReferenceAtom().write(to: &$0) }
+                    try writeSampleTable(track, to: &w)
+                }
+            }
+        }
+    }
+
+    private func writeSampleTable(_ track: TrackBuilder, to w: inout ByteWriter) throws {
+        guard track.sampleCount <= UInt64(UInt32.max) else {
+            throw MovieWriterError(.invalidState,
+                "writing the sample table of track \(track.id): \(track.sampleCount) samples exceed the 32-bit count of 'stsz'; split the recording")
+        }
+        try w.writeAtom("stbl") { w in
+            try SampleDescriptionAtom(entries: [track.sampleEntry]).write(to: &w)
+            try TimeToSampleAtom(entries: track.durations.runs.map { ($0.count, $0.value) }).write(to: &w)
+            if track.isVideo, track.syncSamples.count < track.sampleCount {
+                try SyncSampleAtom(sampleNumbers: track.syncSamples).write(to: &w)
+            }
+            if track.hasCompositionOffsets {
+                try CompositionOffsetAtom(entries: track.compositionOffsets.runs.map { ($0.count, $0.value) }).write(to: &w)
+            }
+            try SampleToChunkAtom(entries: track.samplesPerChunk).write(to: &w)
+            if track.isVideo {
+                try SampleSizeAtom(sizes: track.sizes).write(to: &w)
+            } else {
+                try SampleSizeAtom(constantSize: UInt32(track.bytesPerFrame), sampleCount: UInt32(track.sampleCount)).write(to: &w)
+            }
+            if (track.chunkOffsets.last ?? 0) > UInt64(UInt32.max) {
+                try ChunkOffset64Atom(offsets: track.chunkOffsets).write(to: &w)
+            } else {
+                try ChunkOffsetAtom(offsets: track.chunkOffsets.map { UInt32($0) }).write(to: &w)
+            }
+        }
+    }
+}
