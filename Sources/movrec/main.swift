@@ -1,1 +1,54 @@
-print("x")
+#if canImport(Glibc)
+import Glibc
+#endif
+import MovieRecorder
+
+let usage = """
+    usage: movrec COMMAND ...
+
+    commands:
+      inspect FILE [--json]
+          Print the atom tree with offsets and sizes, and each track's codec, size, duration
+          and the orientation players will show.
+      rotate FILE --angle A [--mirror | --no-mirror]
+          Set the orientation of a .mov/.mp4 in place, losslessly: only the 36 matrix bytes of
+          the video track header change. A is 0, 90, 180 or 270 degrees clockwise. Without
+          --mirror/--no-mirror the file's current mirroring is kept.
+      mux OUT.mov --video FILE.264 [--audio FILE.wav] [--fps N[/D]] [--rotation A] [--mirror] [--overwrite]
+          Write an H.264 Annex-B stream (and a PCM WAV file) into a QuickTime movie without
+          re-encoding, with the given orientation in the track matrix.
+
+    exit status: 0 success, 1 failure (the message says why), 2 usage error
+    """
+
+func standardError(_ text: String) {
+    let line = text + "\n"
+    _ = line.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
+}
+
+let words = Array(CommandLine.arguments.dropFirst())
+guard let command = words.first else {
+    standardError(usage)
+    exit(2)
+}
+var args = Arguments(Array(words.dropFirst()))
+do {
+    let status: Int32
+    switch command {
+    case "inspect": status = try inspect(&args)
+    case "rotate": status = try rotate(&args)
+    case "mux": status = try mux(&args)
+    case "help", "--help", "-h":
+        print(usage)
+        status = 0
+    default:
+        throw Arguments.UsageError(description: "unknown command '\(command)'")
+    }
+    exit(status)
+} catch let error as Arguments.UsageError {
+    standardError("movrec: \(error)\n\n\(usage)")
+    exit(2)
+} catch {
+    standardError("movrec: \(error)")
+    exit(1)
+}

@@ -1,0 +1,226 @@
+/// What a movie file holds, read from its `moov`: the movie header and a summary of every
+/// track, including the orientation a player will show.
+public struct MovieInfo: Sendable {
+    /// The `ftyp` atom, when the file has one.
+    public var fileType: FileTypeAtom?
+    public var movieHeader: MovieHeaderAtom
+    public var tracks: [TrackInfo]
+    /// A Boolean value that indicates whether the movie declares fragments (`mvex`).
+    public var isFragmented: Bool
+    /// The atom tree the summary was read from.
+    public var tree: AtomTree
+
+    /// The movie's duration in seconds.
+    public var durationSeconds: Double {
+        movieHeader.timescale == 0 ? 0 : Double(movieHeader.duration) / Double(movieHeader.timescale)
+    }
+
+    /// The first video track.
+    public var videoTrack: TrackInfo? { tracks.first { $0.mediaType == "vide" } }
+
+    /// Reads the movie in `source`.
+    /// - Throws: ``MovieFormatError`` when the file has no complete `moov`, or an atom in it
+    ///   does not parse.
+    public init(source: any MovieByteSource) throws {
+        try self.init(tree: AtomTree(source: source))
+    }
+
+    public init(tree: AtomTree) throws(MovieFormatError) {
+        self.tree = tree
+        fileType = try tree.atom("ftyp").flatMap { node throws(MovieFormatError) in
+            node.body == nil ? nil : try node.decode(FileTypeAtom.self)
+        }
+        guard let moov = tree.atom("moov") else {
+            throw MovieFormatError(code: .missingAtom, atom: "moov",
+                message: "the file has no movie atom ('moov'): it was not finished; if it was recorded with fragments, `movrec repair` can recover it")
+        }
+        guard !moov.isTruncated else {
+            throw MovieFormatError(code: .truncatedAtom, atom: "moov",
+                message: "the movie atom ('moov') at offset \(moov.offset) claims \(moov.size) bytes but the file ends at \(tree.fileSize)")
+        }
+        guard let mvhd = moov.child("mvhd") else { throw .missingAtom("mvhd", in: "the movie atom") }
+        movieHeader = try mvhd.decode(MovieHeaderAtom.self)
+        isFragmented = moov.child("mvex") != nil
+        tracks = []
+        for trak in moov.children("trak") { tracks.append(try TrackInfo(trak: trak)) }
+    }
+}
+
+/// A summary of one track.
+public struct TrackInfo: Sendable {
+    public var header: TrackHeaderAtom
+    /// The file offset of the `tkhd` atom.
+    public var headerOffset: UInt64
+    public var mediaHeader: MediaHeaderAtom
+    /// The handler subtype: `vide`, `soun`, `meta`…
+    public var mediaType: FourCC
+    public var handlerName: String
+    /// The first sample description's format: `avc1`, `sowt`, `lpcm`…
+    public var codec: FourCC?
+    public var sampleDescription: SampleDescriptionAtom.Entry?
+    public var editList: [EditListAtom.Entry]
+    /// The sample tables, when the track has them.
+    public var sampleTable: SampleTable?
+
+    public var trackID: UInt32 { header.trackID }
+
+    /// The orientation the `tkhd` matrix expresses, or `nil` for a matrix that scales or
+    /// shears.
+    public var orientation: VideoOrientation? { VideoOrientation(matrix: header.matrix) }
+
+    /// The file offset of the 36 matrix bytes inside `tkhd`.
+    public var matrixOffset: UInt64 { headerOffset + UInt64(TrackHeaderAtom.matrixOffset(version: header.version)) }
+
+    /// The track's presentation size from `tkhd` (16.16 fixed point rounded down).
+    public var width: Int { Int(header.width >> 16) }
+    public var height: Int { Int(header.height >> 16) }
+
+    /// The number of samples from `stsz` (for PCM, frames).
+    public var sampleCount: UInt64 { UInt64(sampleTable?.sizes.sampleCount ?? 0) }
+
+    /// The media's duration in seconds, from `mdhd`.
+    public var mediaDurationSeconds: Double {
+        mediaHeader.timescale == 0 ? 0 : Double(mediaHeader.duration) / Double(mediaHeader.timescale)
+    }
+
+    /// The video sample description, for video tracks.
+    public var videoEntry: VideoSampleEntry? {
+        guard mediaType == "vide", let sampleDescription else { return nil }
+        return try? VideoSampleEntry(sampleDescription)
+    }
+
+    /// The PCM layout, for uncompressed audio tracks.
+    public var pcmFormat: PCMFormat? {
+        guard mediaType == "soun", let sampleDescription else { return nil }
+        return try? SoundSampleEntry(sampleDescription).pcm
+    }
+
+    init(trak: AtomNode) throws(MovieFormatError) {
+        guard let tkhd = trak.child("tkhd") else { throw .missingAtom("tkhd", in: "a track atom") }
+        header = try tkhd.decode(TrackHeaderAtom.self)
+        headerOffset = tkhd.offset
+        guard let mdia = trak.child("mdia") else { throw .missingAtom("mdia", in: "track \(header.trackID)") }
+        guard let mdhd = mdia.child("mdhd") else { throw .missingAtom("mdhd", in: "track \(header.trackID)") }
+        mediaHeader = try mdhd.decode(MediaHeaderAtom.self)
+        let hdlr = try mdia.child("hdlr")?.decode(HandlerAtom.self)
+        mediaType = hdlr?.componentSubtype ?? FourCC(rawValue: 0)
+        handlerName = hdlr?.name ?? ""
+        editList = try trak.descendant(["edts", "elst"])?.decode(EditListAtom.self).entries ?? []
+        if let stbl = mdia.descendant(["minf", "stbl"]) {
+            let stsd = try stbl.child("stsd")?.decode(SampleDescriptionAtom.self)
+            sampleDescription = stsd?.entries.first
+            codec = sampleDescription?.format
+            sampleTable = try SampleTable(stbl: stbl)
+        } else {
+            sampleDescription = nil
+            codec = nil
+            sampleTable = nil
+        }
+    }
+}
+
+/// A track's sample tables as stored: enough to find every sample's bytes and times.
+public struct SampleTable: Sendable {
+    public var timeToSample: TimeToSampleAtom
+    public var compositionOffsets: CompositionOffsetAtom?
+    public var syncSamples: SyncSampleAtom?
+    public var sampleToChunk: SampleToChunkAtom
+    public var sizes: SampleSizeAtom
+    /// Chunk offsets from `stco` or `co64`.
+    public var chunkOffsets: [UInt64]
+    /// A Boolean value that indicates whether offsets came from `co64`.
+    public var usesLargeOffsets: Bool
+
+    init(stbl: AtomNode) throws(MovieFormatError) {
+        guard let stts = stbl.child("stts") else { throw .missingAtom("stts", in: "a sample table") }
+        guard let stsc = stbl.child("stsc") else { throw .missingAtom("stsc", in: "a sample table") }
+        guard let stsz = stbl.child("stsz") else { throw .missingAtom("stsz", in: "a sample table") }
+        timeToSample = try stts.decode(TimeToSampleAtom.self)
+        compositionOffsets = try stbl.child("ctts")?.decode(CompositionOffsetAtom.self)
+        syncSamples = try stbl.child("stss")?.decode(SyncSampleAtom.self)
+        sampleToChunk = try stsc.decode(SampleToChunkAtom.self)
+        sizes = try stsz.decode(SampleSizeAtom.self)
+        if let co64 = stbl.child("co64") {
+            chunkOffsets = try co64.decode(ChunkOffset64Atom.self).offsets
+            usesLargeOffsets = true
+        } else if let stco = stbl.child("stco") {
+            chunkOffsets = try stco.decode(ChunkOffsetAtom.self).offsets.map(UInt64.init)
+            usesLargeOffsets = false
+        } else {
+            throw .missingAtom("stco", in: "a sample table")
+        }
+    }
+
+    /// One sample's place in the file and on the media timeline.
+    public struct Sample: Hashable, Sendable {
+        public var offset: UInt64
+        public var size: UInt32
+        public var decodeTime: Int64
+        public var duration: UInt32
+        /// Presentation (composition) time: decode time plus the `ctts` offset.
+        public var presentationTime: Int64
+        public var isSync: Bool
+    }
+
+    /// Lists the samples in decode order.
+    ///
+    /// - Parameter limit: the most samples to list; tables that claim more, or contradict each
+    ///   other, throw instead of allocating.
+    /// - Throws: ``MovieFormatError`` when the tables disagree.
+    public func samples(limit: Int = 10_000_000) throws(MovieFormatError) -> [Sample] {
+        let count = Int(sizes.sampleCount)
+        guard count <= limit else {
+            throw .invalidValue("stsz", "\(count) samples are more than the \(limit) this listing allows")
+        }
+        var result: [Sample] = []
+        result.reserveCapacity(count)
+        // Decode times and durations.
+        var durations: [UInt32] = []
+        durations.reserveCapacity(count)
+        for e in timeToSample.entries {
+            guard durations.count + Int(e.count) <= count else { throw .invalidValue("stts", "describes more samples than 'stsz' holds (\(count))") }
+            durations.append(contentsOf: repeatElement(e.duration, count: Int(e.count)))
+        }
+        guard durations.count == count else { throw .invalidValue("stts", "describes \(durations.count) samples but 'stsz' holds \(count)") }
+        var offsets = [Int32](repeating: 0, count: count)
+        if let ctts = compositionOffsets {
+            var i = 0
+            for e in ctts.entries {
+                guard i + Int(e.count) <= count else { throw .invalidValue("ctts", "describes more samples than 'stsz' holds (\(count))") }
+                for j in 0..<Int(e.count) { offsets[i + j] = e.offset }
+                i += Int(e.count)
+            }
+        }
+        var sync = [Bool](repeating: syncSamples == nil, count: count)
+        for n in syncSamples?.sampleNumbers ?? [] {
+            guard n >= 1, Int(n) <= count else { throw .invalidValue("stss", "sample number \(n) is outside 1...\(count)") }
+            sync[Int(n) - 1] = true
+        }
+        // Chunks.
+        let entries = sampleToChunk.entries
+        var sample = 0
+        var time: Int64 = 0
+        for (entryIndex, entry) in entries.enumerated() {
+            let firstChunk = Int(entry.firstChunk)
+            let lastChunk = entryIndex + 1 < entries.count ? Int(entries[entryIndex + 1].firstChunk) - 1 : chunkOffsets.count
+            guard firstChunk >= 1, lastChunk <= chunkOffsets.count, firstChunk <= lastChunk + 1 else {
+                throw .invalidValue("stsc", "entry \(entryIndex + 1) names chunks \(firstChunk)...\(lastChunk) but there are \(chunkOffsets.count)")
+            }
+            guard firstChunk <= lastChunk else { continue }
+            for chunk in firstChunk...lastChunk {
+                var offset = chunkOffsets[chunk - 1]
+                for _ in 0..<entry.samplesPerChunk {
+                    guard sample < count else { throw .invalidValue("stsc", "places more samples in chunks than 'stsz' holds (\(count))") }
+                    let size = sizes.size(ofSample: sample)
+                    result.append(Sample(offset: offset, size: size, decodeTime: time, duration: durations[sample],
+                                         presentationTime: time + Int64(offsets[sample]), isSync: sync[sample]))
+                    offset += UInt64(size)
+                    time += Int64(durations[sample])
+                    sample += 1
+                }
+            }
+        }
+        guard sample == count else { throw .invalidValue("stsc", "places \(sample) samples in chunks but 'stsz' holds \(count)") }
+        return result
+    }
+}

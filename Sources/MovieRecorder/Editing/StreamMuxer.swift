@@ -1,0 +1,103 @@
+/// A frame rate as a ratio, such as 30/1 or 30000/1001.
+public struct FrameRate: Hashable, Sendable, CustomStringConvertible {
+    public var frames: UInt32
+    public var seconds: UInt32
+
+    /// Creates a rate of `frames` per `seconds`.
+    public init(frames: UInt32, seconds: UInt32 = 1) {
+        self.frames = frames
+        self.seconds = seconds
+    }
+
+    /// A video time scale in which every frame lasts a whole number of ticks: 600 (Apple's)
+    /// where it divides evenly, otherwise the rate's own numerator.
+    public var timescale: UInt32 {
+        (600 * UInt64(seconds)) % UInt64(frames) == 0 ? 600 : frames
+    }
+
+    /// One frame's duration in ``timescale`` ticks.
+    public var frameDuration: UInt32 { UInt32(UInt64(timescale) * UInt64(seconds) / UInt64(frames)) }
+
+    public var description: String { seconds == 1 ? "\(frames) fps" : "\(frames)/\(seconds) fps" }
+}
+
+/// Writes already-encoded streams — a raw H.264 (Annex-B) file and a PCM WAV file — into a
+/// QuickTime movie through ``MovieWriter``, without re-encoding.
+public struct StreamMuxer {
+    /// What to mux.
+    public struct Options: Sendable {
+        public var frameRate = FrameRate(frames: 30)
+        public var orientation = VideoOrientation.up
+        /// Creation time written into the headers; `nil` for now.
+        public var creationTime: QuickTimeTimestamp?
+        /// Overwrite an existing output file instead of refusing.
+        public var overwrite = false
+
+        public init() {}
+    }
+
+    /// Writes `video` (and optionally `audio`) to a new movie at `outputPath`.
+    ///
+    /// The audio track is cut or left as is so both tracks start at 0; video timing comes from
+    /// the frame rate and the stream's picture order.
+    /// - Returns: the writer's summary.
+    /// - Throws: ``FileError``, ``MovieFormatError``, ``MovieWriterError`` or
+    ///   ``WAVFile/FormatError``; a failed write removes the partial output.
+    @discardableResult
+    public static func mux(video: AnnexBStream, audio: (wav: WAVFile, path: String)?, to outputPath: String,
+                           options: Options) throws -> MovieWriter.Summary {
+        let output = try RandomAccessFile(path: outputPath, mode: options.overwrite ? .createOrTruncate : .createNew)
+        do {
+            let summary = try mux(video: video, audio: audio, into: output, options: options)
+            try output.synchronize()
+            try output.close()
+            return summary
+        } catch {
+            try? output.close()
+            try? RandomAccessFile.remove(outputPath)
+            throw error
+        }
+    }
+
+    static func mux(video: AnnexBStream, audio: (wav: WAVFile, path: String)?, into sink: any MovieByteSink,
+                    options: Options) throws -> MovieWriter.Summary {
+        let now = QuickTimeTimestamp(unixSeconds: Int64(SystemClock.unixSeconds()))
+        let writer = MovieWriter(sink: sink, configuration: .init(creationTime: options.creationTime ?? now))
+        let rate = options.frameRate
+        let videoTrack = try writer.addVideoTrack(VideoTrackFormat(
+            h264: video.configuration, timescale: rate.timescale, orientation: options.orientation,
+            nominalFrameDuration: rate.frameDuration))
+        var audioTrack: TrackID?
+        var audioFile: RandomAccessFile?
+        if let audio {
+            audioTrack = try writer.addAudioTrack(AudioTrackFormat(pcm: audio.wav.format))
+            audioFile = try RandomAccessFile(path: audio.path, mode: .read)
+        }
+        defer { try? audioFile?.close() }
+
+        let frameTicks = Int64(rate.frameDuration)
+        let delay = Int64(video.reorderDepth)
+        let videoFrames = video.accessUnits.count
+        // Audio no longer than the video, fed in step with it so chunks interleave.
+        let bytesPerFrame = UInt64(audio?.wav.format.bytesPerFrame ?? 1)
+        let videoSeconds = Double(videoFrames) * Double(rate.seconds) / Double(rate.frames)
+        let audioFrames = min(audio?.wav.frameCount ?? 0, UInt64(videoSeconds * Double(audio?.wav.format.sampleRate ?? 0)))
+        var audioDone: UInt64 = 0
+        for (index, unit) in video.accessUnits.enumerated() {
+            let decodeTime = (Int64(index) - delay) * frameTicks
+            let presentationTime = Int64(unit.presentationIndex) * frameTicks
+            try writer.appendVideoSample(unit.lengthPrefixed, to: videoTrack, decodeTime: decodeTime,
+                                         presentationTime: presentationTime, isSync: unit.isSync)
+            if let audio, let audioTrack, let audioFile {
+                let due = min(audioFrames, UInt64(Double(index + 1) / Double(videoFrames) * Double(audioFrames)))
+                if due > audioDone {
+                    let bytes = try audioFile.read(at: audio.wav.dataOffset + audioDone * bytesPerFrame,
+                                                   count: Int((due - audioDone) * bytesPerFrame))
+                    try writer.appendAudioFrames(bytes, to: audioTrack)
+                    audioDone = due
+                }
+            }
+        }
+        return try writer.finish(endTimes: [videoTrack: Int64(videoFrames) * frameTicks - delay * frameTicks])
+    }
+}

@@ -1,0 +1,190 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// An error from a file operation, with the path, the step and the system's `errno`.
+public struct FileError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The kinds of failure a caller can act on.
+    public enum Code: Hashable, Sendable {
+        case notFound
+        case permissionDenied
+        case alreadyExists
+        case noSpace
+        case fileTooLarge
+        case ioError
+        case isDirectory
+        case other
+    }
+
+    public let code: Code
+    /// The file's path.
+    public let path: String
+    /// What was being done: "opening for writing", "writing at byte 1234"…
+    public let step: String
+    /// The system error number.
+    public let errno: Int32
+
+    init(path: String, step: String, errno: Int32) {
+        self.path = path
+        self.step = step
+        self.errno = errno
+        switch errno {
+        case ENOENT: code = .notFound
+        case EACCES, EPERM, EROFS: code = .permissionDenied
+        case EEXIST: code = .alreadyExists
+        case ENOSPC, EDQUOT: code = .noSpace
+        case EFBIG: code = .fileTooLarge
+        case EIO: code = .ioError
+        case EISDIR: code = .isDirectory
+        default: code = .other
+        }
+    }
+
+    public var description: String {
+        let reason = String(cString: strerror(errno))
+        let advice: String
+        switch code {
+        case .notFound: advice = "check the path; its directory must exist"
+        case .permissionDenied: advice = "check the file's and directory's permissions"
+        case .alreadyExists: advice = "choose another name, or allow overwriting"
+        case .noSpace: advice = "free disk space or record to another disk"
+        case .fileTooLarge: advice = "the file size limit (ulimit -f or the file system's) was reached"
+        case .ioError: advice = "the storage reported a hardware or connection error"
+        case .isDirectory: advice = "give a file path, not a directory"
+        case .other: advice = ""
+        }
+        return "\(path): \(step) failed: \(reason)" + (advice.isEmpty ? "" : " — \(advice)")
+    }
+}
+
+/// An open file, read and written by absolute offset.
+///
+/// The descriptor is closed by ``close()``; `deinit` closes one that was left open, so a
+/// thrown error never leaks it. The corresponding C functions are `open`, `pread`, `pwrite`,
+/// `fdatasync`, `fstat` and `close`; calls interrupted by a signal are retried.
+public final class RandomAccessFile: MovieByteSink, MovieByteSource, @unchecked Sendable {
+    // @unchecked: the descriptor is only changed by `close()`; concurrent reads and writes
+    // at distinct offsets are what `pread`/`pwrite` are for.
+    private var descriptor: Int32
+    /// The path the file was opened with, for messages.
+    public let path: String
+
+    /// How to open a file.
+    public enum Mode: Sendable {
+        /// Read only; the file must exist.
+        case read
+        /// Read and write an existing file, never truncating it.
+        case update
+        /// Create a new file for writing; fail if it exists.
+        case createNew
+        /// Create or truncate a file for writing.
+        case createOrTruncate
+    }
+
+    /// Opens `path`.
+    /// - Throws: ``FileError`` naming the path and the step.
+    public init(path: String, mode: Mode) throws {
+        self.path = path
+        let flags: Int32
+        switch mode {
+        case .read: flags = O_RDONLY
+        case .update: flags = O_RDWR
+        case .createNew: flags = O_RDWR | O_CREAT | O_EXCL
+        case .createOrTruncate: flags = O_RDWR | O_CREAT | O_TRUNC
+        }
+        var fd: Int32
+        repeat { fd = open(path, flags | O_CLOEXEC, 0o644) } while fd < 0 && errno == EINTR
+        guard fd >= 0 else {
+            throw FileError(path: path, step: mode == .read || mode == .update ? "opening" : "creating", errno: errno)
+        }
+        var info = stat()
+        if fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
+            Glibc.close(fd)
+            throw FileError(path: path, step: "opening", errno: EISDIR)
+        }
+        descriptor = fd
+    }
+
+    deinit {
+        if descriptor >= 0 { Glibc.close(descriptor) }
+    }
+
+    /// Closes the file. Later calls throw.
+    public func close() throws {
+        guard descriptor >= 0 else { return }
+        let fd = descriptor
+        descriptor = -1
+        guard Glibc.close(fd) == 0 || errno == EINTR else { throw FileError(path: path, step: "closing", errno: errno) }
+    }
+
+    private func checkedDescriptor(_ step: String) throws -> Int32 {
+        guard descriptor >= 0 else { throw FileError(path: path, step: step, errno: EBADF) }
+        return descriptor
+    }
+
+    /// The file's size in bytes.
+    public var size: UInt64 {
+        var info = stat()
+        guard descriptor >= 0, fstat(descriptor, &info) == 0 else { return 0 }
+        return UInt64(info.st_size)
+    }
+
+    public func read(at offset: UInt64, count: Int) throws -> [UInt8] {
+        let fd = try checkedDescriptor("reading")
+        var result = [UInt8](repeating: 0, count: count)
+        var done = 0
+        try result.withUnsafeMutableBytes { buffer in
+            while done < count {
+                let n = pread(fd, buffer.baseAddress! + done, count - done, off_t(offset) + off_t(done))
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw FileError(path: path, step: "reading \(count) bytes at byte \(offset)", errno: errno)
+                }
+                if n == 0 { break }
+                done += n
+            }
+        }
+        if done < count { result.removeLast(count - done) }
+        return result
+    }
+
+    public func write(_ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws {
+        let fd = try checkedDescriptor("writing")
+        var done = 0
+        while done < bytes.count {
+            let n = pwrite(fd, bytes.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw FileError(path: path, step: "writing \(bytes.count) bytes at byte \(offset)", errno: errno)
+            }
+            done += n
+        }
+    }
+
+    public func synchronize() throws {
+        let fd = try checkedDescriptor("syncing")
+        var result: Int32
+        repeat { result = fdatasync(fd) } while result < 0 && errno == EINTR
+        guard result == 0 else { throw FileError(path: path, step: "flushing to disk (fdatasync)", errno: errno) }
+    }
+
+    /// Whether a path exists.
+    public static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0
+    }
+
+    /// Removes a file; a missing file is not an error.
+    public static func remove(_ path: String) throws {
+        guard unlink(path) == 0 || errno == ENOENT else { throw FileError(path: path, step: "removing", errno: errno) }
+    }
+
+    /// Reads a whole file.
+    public static func readAll(_ path: String) throws -> [UInt8] {
+        let file = try RandomAccessFile(path: path, mode: .read)
+        defer { try? file.close() }
+        return try file.read(at: 0, count: Int(file.size))
+    }
+}

@@ -1,0 +1,50 @@
+/// The command line after the subcommand: options with values, flags, and positional words.
+struct Arguments {
+    private var words: [String]
+    private(set) var positional: [String] = []
+
+    init(_ words: [String]) { self.words = words }
+
+    /// A usage error: the message is printed with the command's usage and the exit code is 2.
+    struct UsageError: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// Removes `--name VALUE` (or `--name=VALUE`) and returns the value.
+    mutating func option(_ name: String) throws -> String? {
+        var found: String?
+        var index = 0
+        while index < words.count {
+            let word = words[index]
+            if word == name {
+                guard index + 1 < words.count else { throw UsageError(description: "\(name) needs a value") }
+                found = words[index + 1]
+                words.removeSubrange(index...index + 1)
+            } else if word.hasPrefix(name + "=") {
+                found = String(word.dropFirst(name.count + 1))
+                words.remove(at: index)
+            } else {
+                index += 1
+            }
+        }
+        return found
+    }
+
+    /// Removes `--name` and returns whether it was there.
+    mutating func flag(_ name: String) -> Bool {
+        let before = words.count
+        words.removeAll { $0 == name }
+        return words.count != before
+    }
+
+    /// Ends parsing: whatever is left must be positional words, `count` of them.
+    mutating func finish(positionalCount: ClosedRange<Int>) throws {
+        if let unknown = words.first(where: { $0.hasPrefix("--") }) {
+            throw UsageError(description: "unknown option \(unknown)")
+        }
+        positional = words
+        guard positionalCount.contains(positional.count) else {
+            throw UsageError(description: positional.count < positionalCount.lowerBound ? "missing file argument" : "unexpected argument \(positional.last!)")
+        }
+    }
+}
