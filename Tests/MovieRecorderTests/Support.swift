@@ -1,0 +1,126 @@
+import Foundation
+import Testing
+@testable import MovieRecorder
+
+/// The repository's Fixtures folder.
+let fixturesDirectory: String = {
+    var url = URL(fileURLWithPath: #filePath)
+    for _ in 0..<3 { url.deleteLastPathComponent() }
+    return url.appendingPathComponent("Fixtures").path
+}()
+
+func fixture(_ name: String) -> String { fixturesDirectory + "/" + name }
+
+/// The creation time every golden movie carries: 2026-01-01 00:00:00 UTC.
+let goldenCreationTime = QuickTimeTimestamp(unixSeconds: 1_767_225_600)
+
+/// A fresh temporary directory, removed by the caller with `cleanUp`.
+struct TemporaryDirectory {
+    let path: String
+    init() throws {
+        path = NSTemporaryDirectory() + "movrec-test-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+    func file(_ name: String) -> String { path + "/" + name }
+    func cleanUp() { try? FileManager.default.removeItem(atPath: path) }
+}
+
+/// The outcome of running a program.
+struct ProgramResult {
+    var status: Int32
+    var outputData: Data
+    var error: String
+    var output: String { String(decoding: outputData, as: UTF8.self) }
+}
+
+/// Runs a program and waits for it.
+@discardableResult
+func run(_ executable: String, _ arguments: [String]) throws -> ProgramResult {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable.hasPrefix("/") ? executable : try toolPath(executable))
+    process.arguments = arguments
+    let out = Pipe(), err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    // Read both pipes while the program runs so neither fills up.
+    nonisolated(unsafe) var errorData = Data()
+    let errorReader = Thread { errorData = err.fileHandleForReading.readDataToEndOfFile() }
+    errorReader.start()
+    let outputData = out.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    while !errorReader.isFinished { usleep(1000) }
+    return ProgramResult(status: process.terminationStatus, outputData: outputData,
+                         error: String(decoding: errorData, as: UTF8.self))
+}
+
+/// Debian packages that provide the tools the tests use as independent readers.
+let toolPackages = ["ffprobe": "ffmpeg", "ffmpeg": "ffmpeg", "mediainfo": "mediainfo", "exiftool": "libimage-exiftool-perl",
+                    "x264": "x264"]
+
+struct MissingTool: Error, CustomStringConvertible {
+    let description: String
+}
+
+/// The path of a tool, installing its Debian package when it is missing and the tests run as
+/// root; otherwise an error that says what to install.
+func toolPath(_ name: String) throws -> String {
+    func find() -> String? {
+        for dir in ["/usr/bin", "/usr/local/bin", "/bin"] where FileManager.default.isExecutableFile(atPath: dir + "/" + name) {
+            return dir + "/" + name
+        }
+        return nil
+    }
+    if let path = find() { return path }
+    let package = toolPackages[name] ?? name
+    if getuid() == 0 {
+        _ = try? run("/usr/bin/env", ["DEBIAN_FRONTEND=noninteractive", "apt-get", "install", "-y", "-qq", package])
+        if let path = find() { return path }
+    }
+    throw MissingTool(description: "the test needs '\(name)': install it with `sudo apt-get install \(package)`")
+}
+
+/// The movrec executable built with the tests.
+func movrecPath() throws -> String {
+    let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    for candidate in [bundle.appendingPathComponent("movrec").path,
+                      bundle.deletingLastPathComponent().appendingPathComponent("movrec").path,
+                      URL(fileURLWithPath: fixturesDirectory).deletingLastPathComponent().appendingPathComponent(".build/debug/movrec").path]
+    where FileManager.default.isExecutableFile(atPath: candidate) {
+        return candidate
+    }
+    throw MissingTool(description: "movrec was not built next to the tests; run `swift build` first")
+}
+
+/// What ffprobe reports of a movie's streams.
+struct ProbedStream: Decodable {
+    var codec_name: String?
+    var codec_type: String?
+    var width: Int?
+    var height: Int?
+    var duration: String?
+    var nb_frames: String?
+    var sample_rate: String?
+    var channels: Int?
+    var side_data_list: [SideData]?
+    struct SideData: Decodable {
+        var side_data_type: String?
+        var rotation: Int?
+    }
+    var rotation: Int? { side_data_list?.first { $0.side_data_type == "Display Matrix" }?.rotation }
+}
+
+func ffprobeStreams(_ path: String) throws -> [ProbedStream] {
+    let result = try run("ffprobe", ["-v", "error", "-show_streams", "-of", "json", path])
+    #expect(result.status == 0, "ffprobe failed on \(path): \(result.error)")
+    struct Output: Decodable { var streams: [ProbedStream] }
+    return try JSONDecoder().decode(Output.self, from: Data(result.output.utf8)).streams
+}
+
+/// Decodes every frame with ffmpeg; returns the number of decoded video frames and ffmpeg's
+/// error output (empty when clean).
+func decodeAllFrames(_ path: String) throws -> (videoFrames: Int, errors: String) {
+    let result = try run("ffmpeg", ["-nostdin", "-v", "error", "-i", path, "-map", "0:v:0", "-f", "framecrc", "-"])
+    let frames = result.output.split(separator: "\n").filter { !$0.hasPrefix("#") && !$0.isEmpty }.count
+    return (frames, result.status == 0 ? result.error : "exit \(result.status): \(result.error)")
+}
