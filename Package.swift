@@ -23,7 +23,7 @@ let package = Package(
         .testTarget(name: "MovieContainerTests", dependencies: ["MovieContainer"], swiftSettings: strict),
         .testTarget(
             name: "MovieRecorderTests",
-            dependencies: ["MovieRecorder", "movrec"],
+            dependencies: ["MovieRecorder", "MovieContainer", "movrec"],
             swiftSettings: strict
         ),
     ]

@@ -56,7 +56,7 @@ func run(_ executable: String, _ arguments: [String]) throws -> ProgramResult {
 
 /// Debian packages that provide the tools the tests use as independent readers.
 let toolPackages = ["ffprobe": "ffmpeg", "ffmpeg": "ffmpeg", "mediainfo": "mediainfo", "exiftool": "libimage-exiftool-perl",
-                    "x264": "x264"]
+                    "x264": "x264", "gst-launch-1.0": "gstreamer1.0-tools gstreamer1.0-plugins-good gstreamer1.0-plugins-ugly"]
 
 struct MissingTool: Error, CustomStringConvertible {
     let description: String
@@ -74,7 +74,8 @@ func toolPath(_ name: String) throws -> String {
     if let path = find() { return path }
     let package = toolPackages[name] ?? name
     if getuid() == 0 {
-        _ = try? run("/usr/bin/env", ["DEBIAN_FRONTEND=noninteractive", "apt-get", "install", "-y", "-qq", package])
+        _ = try? run("/usr/bin/env", ["DEBIAN_FRONTEND=noninteractive", "apt-get", "install", "-y", "-qq"]
+                     + package.split(separator: " ").map(String.init))
         if let path = find() { return path }
     }
     throw MissingTool(description: "the test needs '\(name)': install it with `sudo apt-get install \(package)`")
