@@ -1,0 +1,96 @@
+import Foundation
+import Testing
+@testable import MovieRecorder
+
+/// The `movrec` executable: output a user or a script can rely on, and exit codes and messages
+/// a user can act on.
+@Suite struct CommandLineTests {
+    @Test func inspectPrintsTreeAndOrientation() throws {
+        let result = try run(movrecPath(), ["inspect", fixture("golden/video-audio-48k-stereo.mov")])
+        #expect(result.status == 0)
+        #expect(result.output.contains("ftyp @0 size 20"))
+        #expect(result.output.contains("mdat @28"))
+        #expect(result.output.contains("track 1: video 'avc1' 160x120"))
+        #expect(result.output.contains("matrix: 0 1 0 -1 0 0 120 0 1"))
+        #expect(result.output.contains("rotated 90° clockwise; ffprobe shows rotation -90, mediainfo and exiftool 90"))
+        #expect(result.output.contains("track 2: audio 'sowt' s16le 48000 Hz 2 ch"))
+    }
+
+    @Test func inspectJSONIsParseableAndComplete() throws {
+        let result = try run(movrecPath(), ["inspect", "--json", fixture("golden/orientation-270-mirrored.mov")])
+        #expect(result.status == 0)
+        let json = try #require(try JSONSerialization.jsonObject(with: result.outputData) as? [String: Any])
+        let tracks = try #require(json["tracks"] as? [[String: Any]])
+        #expect(tracks.count == 1)
+        #expect(tracks[0]["rotation"] as? Int == 270)
+        #expect(tracks[0]["mirrored"] as? Bool == true)
+        #expect(tracks[0]["ffprobeRotation"] as? Int == 90)
+        #expect(tracks[0]["exifOrientation"] as? Int == 7)
+        #expect(tracks[0]["sampleCount"] as? Int == 30)
+        let atoms = try #require(json["atoms"] as? [[String: Any]])
+        #expect(atoms.map { $0["type"] as? String } == ["ftyp", "wide", "mdat", "moov"])
+    }
+
+    @Test func inspectOfUnfinishedFileShowsTreeAndExplains() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let path = dir.file("cut.mov")
+        let bytes = try RandomAccessFile.readAll(fixture("golden/orientation-0.mov"))
+        let moov = try #require(try MovieInfo(source: InMemoryMovieSource(bytes)).tree.atom("moov"))
+        try Data(bytes.prefix(Int(moov.offset))).write(to: URL(fileURLWithPath: path))
+        let result = try run(movrecPath(), ["inspect", path])
+        #expect(result.status == 1)
+        #expect(result.output.contains("mdat @28"))
+        #expect(result.output.contains("no movie atom ('moov')"))
+    }
+
+    @Test func usageErrorsExitWithTwo() throws {
+        for arguments in [[], ["frobnicate"], ["inspect"], ["rotate", "x.mov"], ["inspect", "--bogus", "x.mov"]] {
+            let result = try run(movrecPath(), arguments)
+            #expect(result.status == 2, "\(arguments)")
+            #expect(result.error.contains("usage: movrec"), "\(arguments)")
+        }
+    }
+
+    @Test func missingFileIsAnActionableError() throws {
+        let result = try run(movrecPath(), ["inspect", "/nonexistent/x.mov"])
+        #expect(result.status == 1)
+        #expect(result.error.contains("/nonexistent/x.mov: opening failed: No such file or directory"))
+    }
+
+    @Test func muxWritesAMovieAndRefusesToOverwrite() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let out = dir.file("demo.mov")
+        let arguments = ["mux", out, "--video", fixture("testsrc-bframes.264"), "--audio", fixture("tone-48k-stereo.wav"),
+                         "--rotation", "90", "--mirror"]
+        let first = try run(movrecPath(), arguments)
+        #expect(first.status == 0, "\(first.error)")
+        let written = try RandomAccessFile.readAll(out)
+        let info = try MovieInfo(source: InMemoryMovieSource(written))
+        #expect(info.videoTrack?.orientation == (try VideoOrientation(rotationAngle: 90, isMirrored: true)))
+        #expect(info.tracks.count == 2)
+
+        let second = try run(movrecPath(), arguments)
+        #expect(second.status == 1)
+        #expect(second.error.contains("File exists"))
+        #expect(try RandomAccessFile.readAll(out) == written, "the existing file is untouched")
+        #expect(try run(movrecPath(), arguments + ["--overwrite"]).status == 0)
+    }
+
+    @Test func muxRejectsBadInputWithoutLeavingAFile() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let out = dir.file("bad.mov")
+        let notVideo = try run(movrecPath(), ["mux", out, "--video", fixture("tone-48k-stereo.wav")])
+        #expect(notVideo.status == 1)
+        #expect(notVideo.error.contains("H.264 bitstream"))
+        let badAngle = try run(movrecPath(), ["mux", out, "--video", fixture("testsrc-ipp.264"), "--rotation", "45"])
+        #expect(badAngle.status == 1)
+        #expect(badAngle.error.contains("rotation angle 45.0° is not supported"))
+        let notWAV = try run(movrecPath(), ["mux", out, "--video", fixture("testsrc-ipp.264"), "--audio", fixture("testsrc-ipp.264")])
+        #expect(notWAV.status == 1)
+        #expect(notWAV.error.contains("not a PCM WAV file"))
+        #expect(!FileManager.default.fileExists(atPath: out), "no half-written file is left behind")
+    }
+}
