@@ -17,8 +17,18 @@ let package = Package(
         // Pure Swift: atoms, orientation, H.264 parameter sets, the streaming writer and the
         // reader. No C module and no Foundation: bytes in, bytes out.
         .target(name: "MovieContainer", swiftSettings: strict),
-        // Files, sources, editing, and (later) capture and encoding on top of the container.
-        .target(name: "MovieRecorder", dependencies: ["MovieContainer"], swiftSettings: strict),
+        // One thin module per system library, with a C shim for what Swift cannot call.
+        // No pkgConfig for x264: its x264.pc adds -DX264_API_IMPORTS (a Windows dllimport switch)
+        // that SwiftPM rejects with a warning; the header and library are on Debian's default paths.
+        .systemLibrary(name: "CX264", providers: [.apt(["libx264-dev"])]),
+        .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        .systemLibrary(name: "CV4L2", pkgConfig: "libv4lconvert", providers: [.apt(["libv4l-dev"])]),
+        // Files, capture, encoding and orchestration on top of the container.
+        .target(
+            name: "MovieRecorder",
+            dependencies: ["MovieContainer", "CX264", "CALSA", "CV4L2"],
+            swiftSettings: strict
+        ),
         .executableTarget(name: "movrec", dependencies: ["MovieRecorder"], swiftSettings: strict),
         .testTarget(name: "MovieContainerTests", dependencies: ["MovieContainer"], swiftSettings: strict),
         .testTarget(
