@@ -108,7 +108,7 @@ public struct SoundSampleEntry: Hashable, Sendable {
         let version = try r.readUInt16()
         try r.skip(6)
         if version == 2 {
-            try r.skip(16)
+            try r.skip(12)  // always3, always16, alwaysMinus2, always0 (u16 each), always65536 (u32)
             try r.skip(4)  // sizeOfStructOnly
             let rate = Double(bitPattern: try r.readUInt64())
             let channels = try r.readUInt32()

@@ -214,7 +214,11 @@ public struct SampleTable: Sendable {
                     let size = sizes.size(ofSample: sample)
                     result.append(Sample(offset: offset, size: size, decodeTime: time, duration: durations[sample],
                                          presentationTime: time + Int64(offsets[sample]), isSync: sync[sample]))
-                    offset += UInt64(size)
+                    let next = offset.addingReportingOverflow(UInt64(size))
+                    guard !next.overflow else {
+                        throw .invalidValue(usesLargeOffsets ? "co64" : "stco", "chunk \(chunk) at offset \(chunkOffsets[chunk - 1]) holds samples that run past the largest 64-bit file offset")
+                    }
+                    offset = next.partialValue
                     time += Int64(durations[sample])
                     sample += 1
                 }
