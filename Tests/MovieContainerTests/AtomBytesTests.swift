@@ -363,7 +363,7 @@ struct AtomBytesTests {
     @Test("avc1 with avcC, pasp and colr (reference §4.1, §4.2, §4.7)")
     func videoSampleEntry() throws {
         let configuration = try AVCDecoderConfiguration(parameterSets: [mainSPS, mainPPS])
-        let entry = VideoSampleEntry(h264: configuration, width: 320, height: 240, pixelAspectRatio: (1, 1), color: .bt709)
+        let entry = VideoSampleEntry(h264: configuration, width: 320, height: 240, pixelAspectRatio: SampleAspectRatio(horizontal: 1, vertical: 1), color: .bt709)
         let stsd = SampleDescriptionAtom(entries: [entry.descriptionEntry])
         let expected = hex(
             "000000B7 73747364",  // size 183, 'stsd'

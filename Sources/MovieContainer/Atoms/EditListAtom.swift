@@ -24,7 +24,9 @@ public struct EditListAtom: QuickTimeAtom {
     public init(entries: [Entry]) { self.entries = entries }
 
     public var version: UInt8 {
-        entries.contains { $0.segmentDuration > UInt64(UInt32.max) || $0.mediaTime > Int64(Int32.max) } ? 1 : 0
+        entries.contains {
+            $0.segmentDuration > UInt64(UInt32.max) || $0.mediaTime > Int64(Int32.max) || $0.mediaTime < Int64(Int32.min)
+        } ? 1 : 0
     }
 
     public func writeBody(to w: inout ByteWriter) {

@@ -89,10 +89,11 @@ public struct VideoSampleEntry: Hashable, Sendable {
     /// The entry for H.264 with its `avcC`, a `pasp` when the pixels are not square or a
     /// sample aspect ratio is known, and a `colr` 'nclc' when the colours are described.
     public init(h264 configuration: AVCDecoderConfiguration, width: UInt16, height: UInt16,
-                pixelAspectRatio: (UInt32, UInt32)? = nil, color: ColorDescription? = nil) {
+                pixelAspectRatio: SampleAspectRatio? = nil, color: ColorDescription? = nil) {
         var extensions = [Extension(type: "avcC", body: configuration.atomBody)]
-        if let (h, v) = pixelAspectRatio ?? configuration.sps.sampleAspectRatio {
-            extensions.append(Extension(type: "pasp", body: PixelAspectRatioAtom(horizontalSpacing: h, verticalSpacing: v).bodyBytes))
+        if let ratio = pixelAspectRatio ?? configuration.sps.sampleAspectRatio {
+            extensions.append(Extension(type: "pasp", body: PixelAspectRatioAtom(
+                horizontalSpacing: ratio.horizontal, verticalSpacing: ratio.vertical).bodyBytes))
         }
         if let color = color ?? configuration.sps.colorDescription {
             extensions.append(Extension(type: "colr", body: ColorParameterAtom(color).bodyBytes))

@@ -16,21 +16,10 @@ public struct SequenceParameterSet: Hashable, Sendable {
     /// The displayed height in pixels, after cropping.
     public var height: Int
     /// The sample aspect ratio from the VUI, when given.
-    public var sampleAspectRatio: (horizontal: UInt32, vertical: UInt32)?
+    public var sampleAspectRatio: SampleAspectRatio?
     /// Colour primaries, transfer characteristics and matrix coefficients from the VUI, when
     /// given.
     public var colorDescription: ColorDescription?
-
-    public static func == (l: Self, r: Self) -> Bool {
-        l.profileIndication == r.profileIndication && l.levelIndication == r.levelIndication
-            && l.width == r.width && l.height == r.height && l.chromaFormat == r.chromaFormat
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(profileIndication)
-        hasher.combine(width)
-        hasher.combine(height)
-    }
 
     /// Parses an SPS NAL unit, header byte included.
     /// - Throws: ``MovieFormatError`` with code `.invalidBitstream` when it is not a valid SPS.
@@ -101,12 +90,12 @@ public struct SequenceParameterSet: Hashable, Sendable {
             if try r.flag() {  // aspect_ratio_info_present_flag
                 let idc = try r.bits(8)
                 if idc == 255 {
-                    sampleAspectRatio = (try r.bits(16), try r.bits(16))
+                    sampleAspectRatio = SampleAspectRatio(horizontal: try r.bits(16), vertical: try r.bits(16))
                 } else if idc >= 1 && idc <= 16 {
                     let table: [(UInt32, UInt32)] = [(1, 1), (12, 11), (10, 11), (16, 11), (40, 33), (24, 11), (20, 11),
                                                      (32, 11), (80, 33), (18, 11), (15, 11), (64, 33), (160, 99),
                                                      (4, 3), (3, 2), (2, 1)]
-                    sampleAspectRatio = table[Int(idc) - 1]
+                    sampleAspectRatio = SampleAspectRatio(horizontal: table[Int(idc) - 1].0, vertical: table[Int(idc) - 1].1)
                 }
             }
             if try r.flag() { _ = try r.flag() }  // overscan
@@ -142,4 +131,15 @@ public struct ColorDescription: Hashable, Sendable {
     public static let bt709 = ColorDescription(primaries: 1, transferFunction: 1, matrix: 1)
     /// SMPTE 170M (BT.601 525-line), video range.
     public static let smpte170m = ColorDescription(primaries: 6, transferFunction: 6, matrix: 6)
+}
+
+/// The shape of a pixel: `horizontal`:`vertical`, 1:1 for square pixels.
+public struct SampleAspectRatio: Hashable, Sendable {
+    public var horizontal: UInt32
+    public var vertical: UInt32
+
+    public init(horizontal: UInt32, vertical: UInt32) {
+        self.horizontal = horizontal
+        self.vertical = vertical
+    }
 }

@@ -172,6 +172,14 @@ public struct SampleTable: Sendable {
         guard count <= limit else {
             throw .invalidValue("stsz", "\(count) samples are more than the \(limit) this listing allows")
         }
+        // The chunk layout must place exactly `count` samples before anything is allocated for them.
+        var placed: UInt64 = 0
+        for (i, entry) in sampleToChunk.entries.enumerated() {
+            let next = i + 1 < sampleToChunk.entries.count ? UInt64(sampleToChunk.entries[i + 1].firstChunk) : UInt64(chunkOffsets.count) + 1
+            guard next >= UInt64(entry.firstChunk) else { throw .invalidValue("stsc", "entry \(i + 1) starts after the next one") }
+            placed += (next - UInt64(entry.firstChunk)) * UInt64(entry.samplesPerChunk)
+            guard placed <= UInt64(count) else { throw .invalidValue("stsc", "places more samples in chunks than 'stsz' holds (\(count))") }
+        }
         var result: [Sample] = []
         result.reserveCapacity(count)
         // Decode times and durations.
