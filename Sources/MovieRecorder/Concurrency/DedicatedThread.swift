@@ -35,6 +35,11 @@ final class DedicatedThread: @unchecked Sendable {
     func join() {
         pthread_join(thread, nil)
     }
+
+    /// Lets the thread's resources go when it ends, for a thread nobody joins.
+    func detach() {
+        pthread_detach(thread)
+    }
 }
 
 /// A mutex with a condition variable, for the blocking hand-offs between dedicated threads.

@@ -1,0 +1,201 @@
+import Synchronization
+
+/// An output that records video and audio to a QuickTime movie, as
+/// `AVCaptureMovieFileOutput` does: H.264 through libx264, LPCM audio, the rotation in force when
+/// recording starts stored in the video track's matrix.
+///
+/// Add it to a ``CaptureSession``, start the session, then ``startRecording(to:overwrite:)`` and
+/// ``stopRecording()``. Rotation changes during a recording do not change that file; they are
+/// listed in its ``RecordingResult``.
+public final class MovieFileOutput: OutputService, MediaReceiver {
+    /// Events of a recording, like `AVCaptureFileOutputRecordingDelegate`'s callbacks.
+    public enum Event: Sendable {
+        /// The first frame was accepted; `time` is its capture time on ``MonotonicClock``.
+        case didStartRecording(path: String, time: UInt64)
+        /// The recording ended: asked to, at a limit, at the end of a file source, on a lost
+        /// device or on an error. ``RecordingResult/isPlayable`` says whether the movie is
+        /// finalized.
+        case didFinishRecording(RecordingResult)
+    }
+
+    private struct State {
+        var angle: Double = 0
+        var mirrored = false
+        var encoderSettings = H264EncoderSettings()
+        var maxRecordedDuration: Duration?
+        var sources: SourceDescription?
+        var pipeline: RecordingPipeline?
+        var waiters: [CheckedContinuation<RecordingResult, Never>] = []
+        var lastResult: RecordingResult?
+    }
+
+    private let state = Mutex(State())
+    private let eventContinuation: AsyncStream<Event>.Continuation
+    /// The recording events, newest kept when nobody reads (up to 16).
+    public let events: AsyncStream<Event>
+
+    /// Creates an output with the given encoder settings.
+    public init(encoderSettings: H264EncoderSettings = H264EncoderSettings()) {
+        (events, eventContinuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .bufferingNewest(16))
+        state.withLock { $0.encoderSettings = encoderSettings }
+    }
+
+    deinit { eventContinuation.finish() }
+
+    /// How the next recording is encoded.
+    public var encoderSettings: H264EncoderSettings {
+        get { state.withLock { $0.encoderSettings } }
+        set { state.withLock { $0.encoderSettings = newValue } }
+    }
+
+    /// The longest a recording may run; at the limit it stops with
+    /// ``RecordingError/Code/maximumDurationReached`` and a finalized movie. `nil` for no limit.
+    public var maxRecordedDuration: Duration? {
+        get { state.withLock { $0.maxRecordedDuration } }
+        set { state.withLock { $0.maxRecordedDuration = newValue } }
+    }
+
+    // MARK: OutputService
+
+    public var videoRotationAngle: Double { state.withLock { $0.angle } }
+    public var isVideoMirrored: Bool { state.withLock { $0.mirrored } }
+
+    public func setVideoRotationAngle(_ angle: Double) throws(OrientationError) {
+        let orientation = try VideoOrientation(rotationAngle: angle, isMirrored: isVideoMirrored)
+        let pipeline = state.withLock { s in
+            s.angle = angle
+            return s.pipeline
+        }
+        pipeline?.recordRotationChange(orientation)
+    }
+
+    public func setVideoMirrored(_ mirrored: Bool) {
+        let (pipeline, angle) = state.withLock { s in
+            s.mirrored = mirrored
+            return (s.pipeline, s.angle)
+        }
+        if let orientation = try? VideoOrientation(rotationAngle: angle, isMirrored: mirrored) {
+            pipeline?.recordRotationChange(orientation)
+        }
+    }
+
+    // MARK: Recording
+
+    /// A Boolean value that indicates whether a recording is in progress.
+    public var isRecording: Bool { state.withLock { $0.pipeline != nil } }
+
+    /// How much has been written so far: media duration and file size (`AVCaptureFileOutput`'s
+    /// recordedDuration and recordedFileSize).
+    public var recordedDuration: Duration { state.withLock { $0.pipeline?.progress.duration ?? .zero } }
+    public var recordedFileSize: UInt64 { state.withLock { $0.pipeline?.progress.bytes ?? 0 } }
+    /// Frames dropped so far in this recording.
+    public var droppedFrameCount: Int { state.withLock { $0.pipeline?.progress.dropped ?? 0 } }
+
+    /// Starts recording to a new movie at `path`.
+    ///
+    /// Returns once the encoder is open and the file created; recording begins with the next
+    /// frame. The orientation is the output's current rotation angle and mirroring.
+    /// - Parameters:
+    ///   - path: where to write; its directory must exist.
+    ///   - overwrite: replace an existing file; without it an existing file is an error.
+    /// - Throws: ``RecordingError``: not connected to a running session with video, already
+    ///   recording, the file exists or cannot be created, or the encoder refused its settings.
+    public func startRecording(to path: String, overwrite: Bool = false) async throws {
+        let (sources, settings, busy) = state.withLock { s in
+            (s.sources, RecordingPipeline.Settings(
+                path: path, overwrite: overwrite, encoder: s.encoderSettings,
+                orientation: (try? VideoOrientation(rotationAngle: s.angle, isMirrored: s.mirrored)) ?? .up,
+                maxDuration: s.maxRecordedDuration,
+                metadataCreationTime: QuickTimeTimestamp(unixSeconds: Int64(SystemClock.unixSeconds()))), s.pipeline != nil)
+        }
+        guard !busy else { throw RecordingError(.alreadyRecording, "MovieFileOutput: a recording is already in progress; stop it first") }
+        guard let sources, sources.video != nil else {
+            throw RecordingError(.notConnected, "MovieFileOutput: not connected to a running capture session with a video input; add the output and start the session first")
+        }
+        // Opening the encoder and creating the file block: do it on a thread of its own.
+        let events = eventContinuation
+        let pipeline = try await runOnDedicatedThread(name: "movrec-open") {
+            try RecordingPipeline(settings: settings, sources: sources,
+                                  onStart: { time in events.yield(.didStartRecording(path: path, time: time)) },
+                                  onFinish: { [weak self] result in self?.finished(result) })
+        }
+        let installed = state.withLock { s in
+            guard s.pipeline == nil else { return false }
+            s.pipeline = pipeline
+            s.lastResult = nil
+            return true
+        }
+        guard installed else {
+            pipeline.beginStop()
+            pipeline.start()
+            throw RecordingError(.alreadyRecording, "MovieFileOutput: another recording started at the same time")
+        }
+        pipeline.start()
+    }
+
+    /// Stops the recording and waits until the movie is finalized.
+    /// - Returns: what was recorded; when nothing was recording, the last recording's result
+    ///   (or `nil` if there was none).
+    @discardableResult
+    public func stopRecording() async -> RecordingResult? {
+        let pipeline = state.withLock { $0.pipeline }
+        guard let pipeline else { return state.withLock { $0.lastResult } }
+        return await withCheckedContinuation { continuation in
+            let done: RecordingResult? = state.withLock { s in
+                if s.pipeline === pipeline {
+                    s.waiters.append(continuation)
+                    return nil
+                }
+                return s.lastResult
+            }
+            if let done {
+                continuation.resume(returning: done)
+            } else {
+                pipeline.beginStop()
+            }
+        }
+    }
+
+    private func finished(_ result: RecordingResult) {
+        let waiters = state.withLock { s in
+            s.pipeline = nil
+            s.lastResult = result
+            defer { s.waiters = [] }
+            return s.waiters
+        }
+        eventContinuation.yield(.didFinishRecording(result))
+        for waiter in waiters { waiter.resume(returning: result) }
+    }
+
+    // MARK: MediaReceiver
+
+    func connect(_ sources: SourceDescription) {
+        state.withLock { $0.sources = sources }
+    }
+
+    func disconnect() {
+        let pipeline = state.withLock { s in
+            s.sources = nil
+            return s.pipeline
+        }
+        pipeline?.beginStop(reason: RecordingError(.notConnected, "MovieFileOutput: the capture session stopped"))
+    }
+
+    func receive(_ event: VideoSourceEvent) {
+        state.withLock { $0.pipeline }?.receive(event)
+    }
+
+    func receive(_ event: AudioSourceEvent) {
+        state.withLock { $0.pipeline }?.receive(event)
+    }
+}
+
+/// Runs blocking work on a dedicated thread and resumes the caller with its result, so the
+/// cooperative pool never waits on device or file I/O.
+func runOnDedicatedThread<T: Sendable>(name: String, _ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        DedicatedThread(name: name) {
+            continuation.resume(with: Result { try body() })
+        }.detach()
+    }
+}

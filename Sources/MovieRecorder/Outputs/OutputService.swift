@@ -1,0 +1,32 @@
+/// The protocol every capture output conforms to, as in Apple's AVCam: the capture service
+/// applies the current rotation to each output through it.
+///
+/// A new output starts at angle 0, unmirrored, until a service applies the current angle.
+public protocol OutputService: AnyObject, Sendable {
+    /// The clockwise rotation, in degrees, applied to what the output produces: 0, 90, 180 or 270.
+    var videoRotationAngle: Double { get }
+    /// A Boolean value that indicates whether the output's pictures are mirrored after rotation.
+    var isVideoMirrored: Bool { get }
+    /// Sets the rotation applied to what the output produces next.
+    /// - Throws: ``OrientationError`` for an angle other than 0, 90, 180 or 270.
+    func setVideoRotationAngle(_ angle: Double) throws(OrientationError)
+    /// Sets whether pictures are flipped left to right after the rotation.
+    func setVideoMirrored(_ mirrored: Bool)
+}
+
+/// What a running session tells its outputs about the sources feeding them.
+struct SourceDescription: Sendable {
+    var video: (format: VideoFormat, isLive: Bool, name: String)?
+    var audio: (format: PCMFormat, isLive: Bool, name: String)?
+}
+
+/// The internal side of an output: how a session hands it media. Called on capture threads;
+/// implementations queue and return promptly.
+protocol MediaReceiver: AnyObject, Sendable {
+    /// The session started (or reconfigured) with these sources.
+    func connect(_ sources: SourceDescription)
+    /// The session stopped; no more media follows.
+    func disconnect()
+    func receive(_ event: VideoSourceEvent)
+    func receive(_ event: AudioSourceEvent)
+}

@@ -1,0 +1,393 @@
+import Synchronization
+
+/// One recording in progress: the file, the encoder, the writer and the two threads that
+/// connect them.
+///
+/// ```
+/// capture thread ──offer/push──▶ frames (bounded) ──▶ encoding thread ──push──▶ ┐
+/// audio thread ─────────────────────────────────────────────────────push──▶ writing queue (bounded) ──▶ writing thread ──▶ file
+/// ```
+///
+/// Live frames are offered: when the encoder is behind and the frame queue is full, the frame
+/// is dropped and counted, so capture never stalls and memory never grows. Frames from files
+/// wait instead. Encoded samples and audio wait for room in the writing queue (back-pressure):
+/// a stalled disk slows capture into counted drops and ALSA overruns rather than unbounded
+/// memory. The writing thread alone touches the ``MovieWriter``.
+final class RecordingPipeline: Sendable {
+    struct Settings: Sendable {
+        var path: String
+        var overwrite: Bool
+        var encoder: H264EncoderSettings
+        var orientation: VideoOrientation
+        var maxDuration: Duration?
+        var metadataCreationTime: QuickTimeTimestamp
+    }
+
+    private enum WriterItem {
+        case video(EncodedVideoSample)
+        case audio(AudioBuffer)
+        case videoEnded
+        case audioEnded
+    }
+
+    private struct State {
+        var videoStart: UInt64?
+        var lastVideoTimestamp: UInt64 = 0
+        var stopping = false
+        var videoEnd: UInt64?
+        var audioEnded = false
+        var failed: RecordingError?
+        var stopReason: RecordingError?
+        var interruption: InterruptionReason?
+        var acceptedFrames = 0
+        var dropped = 0
+        var corrupted = 0
+        var overruns = 0
+        var bytesWritten: UInt64 = 0
+        var writtenDuration: Duration = .zero
+        var rotationChanges: [RotationChange] = []
+    }
+
+    let settings: Settings
+    private let video: (format: VideoFormat, isLive: Bool, name: String)
+    private let audio: (format: PCMFormat, isLive: Bool, name: String)?
+    private let frameDurationNanoseconds: UInt64
+    private let timescale: UInt32
+    private let state = Mutex(State())
+    private let frames: BoundedQueue<VideoFrame>
+    private let writing = BoundedQueue<WriterItem>(capacity: 96)
+    private let file: RandomAccessFile
+    private let encoder: H264Encoder
+    private let writer: UnsafeTransfer<MovieWriter>
+    private let videoTrack: TrackID
+    private let audioTrack: TrackID?
+    private let onStart: @Sendable (UInt64) -> Void
+    private let onFinish: @Sendable (RecordingResult) -> Void
+
+    /// Opens the encoder and creates the file; nothing runs until ``start()``.
+    /// - Throws: ``RecordingError`` naming what failed; no file is left behind.
+    init(settings: Settings, sources: SourceDescription, onStart: @escaping @Sendable (UInt64) -> Void,
+         onFinish: @escaping @Sendable (RecordingResult) -> Void) throws {
+        guard let video = sources.video else {
+            throw RecordingError(.notConnected, "MovieFileOutput: the session has no video input to record")
+        }
+        self.settings = settings
+        self.video = video
+        self.audio = sources.audio
+        self.onStart = onStart
+        self.onFinish = onFinish
+        let rate = video.format.frameRate
+        frameDurationNanoseconds = 1_000_000_000 * UInt64(rate.seconds) / UInt64(rate.frames)
+        timescale = rate.timescale
+        frames = BoundedQueue(capacity: video.isLive ? 4 : 8)
+        do {
+            encoder = try H264Encoder(format: video.format, timescale: timescale, settings: settings.encoder)
+        } catch let error as EncoderError {
+            throw RecordingError(.encoderFailed, "MovieFileOutput: starting the encoder: \(error.message)")
+        }
+        do {
+            file = try RandomAccessFile(path: settings.path, mode: settings.overwrite ? .createOrTruncate : .createNew)
+        } catch let error as FileError {
+            encoder.close()
+            throw RecordingError(error.code == .alreadyExists ? .fileExists : .fileError,
+                                 "MovieFileOutput: creating the movie file: \(error)")
+        }
+        let writer = MovieWriter(sink: file, configuration: .init(creationTime: settings.metadataCreationTime))
+        videoTrack = try writer.addVideoTrack(VideoTrackFormat(
+            h264: encoder.configuration, timescale: timescale, orientation: settings.orientation,
+            nominalFrameDuration: rate.frameDuration))
+        audioTrack = try sources.audio.map { try writer.addAudioTrack(AudioTrackFormat(pcm: $0.format)) }
+        self.writer = UnsafeTransfer(writer)
+    }
+
+    /// Starts the encoding and writing threads.
+    func start() {
+        let encoding = DedicatedThread(name: "movrec-encode") { [self] in encodeLoop() }
+        DedicatedThread(name: "movrec-write") { [self] in
+            writeLoop()
+            encoding.join()
+            finish()
+        }.detach()
+    }
+
+    // MARK: Capture threads
+
+    func receive(_ event: VideoSourceEvent) {
+        switch event {
+        case .frame(let frame):
+            enum Decision { case accept(first: Bool), ignore, stop }
+            let decision: Decision = state.withLock { s in
+                guard !s.stopping, s.failed == nil else { return .ignore }
+                if let start = s.videoStart, let max = settings.maxDuration,
+                   Self.duration(nanoseconds: frame.timestamp &- start) >= max {
+                    return .stop
+                }
+                let first = s.videoStart == nil
+                if first { s.videoStart = frame.timestamp }
+                return .accept(first: first)
+            }
+            switch decision {
+            case .ignore:
+                return
+            case .stop:
+                beginStop(reason: RecordingError(.maximumDurationReached,
+                    "MovieFileOutput: the maximum recorded duration (\(settings.maxDuration!)) was reached"))
+            case .accept(let first):
+                if first { onStart(frame.timestamp) }
+                let accepted = video.isLive ? frames.offer(frame) : frames.push(frame)
+                state.withLock { s in
+                    if accepted {
+                        s.acceptedFrames += 1
+                        s.lastVideoTimestamp = max(s.lastVideoTimestamp, frame.timestamp)
+                    } else if !s.stopping {
+                        s.dropped += 1
+                    }
+                }
+            }
+        case .dropped(let count):
+            state.withLock { if $0.videoStart != nil && !$0.stopping { $0.dropped += count } }
+        case .corrupted:
+            state.withLock { if $0.videoStart != nil && !$0.stopping { $0.corrupted += 1 } }
+        case .interrupted(let reason):
+            state.withLock { $0.interruption = reason }
+            beginStop(reason: RecordingError(.deviceLost, "MovieFileOutput: \(reason); the movie was finalized up to that point"))
+        case .ended:
+            beginStop(reason: RecordingError(.sourceEnded, "MovieFileOutput: the video source '\(video.name)' ended"))
+        }
+    }
+
+    func receive(_ event: AudioSourceEvent) {
+        guard audio != nil else { return }
+        switch event {
+        case .buffer(let buffer):
+            let pass: Bool = state.withLock { s in
+                guard s.failed == nil, !s.audioEnded else { return false }
+                return true
+            }
+            guard pass else { return }
+            guard writing.push(.audio(buffer)) else { return }
+            let ended: Bool = state.withLock { s in
+                guard let end = s.videoEnd, !s.audioEnded, let rate = audio?.format.sampleRate else { return false }
+                let bufferEnd = buffer.timestamp + UInt64(buffer.frameCount) * 1_000_000_000 / UInt64(rate)
+                if bufferEnd >= end { s.audioEnded = true }
+                return s.audioEnded
+            }
+            if ended { writing.push(.audioEnded) }
+        case .overrun:
+            state.withLock { $0.overruns += 1 }
+        case .resumedFromSuspend:
+            return
+        case .interrupted(let reason):
+            state.withLock { $0.interruption = reason }
+            beginStop(reason: RecordingError(.deviceLost, "MovieFileOutput: \(reason); the movie was finalized up to that point"))
+            endAudio()
+        case .ended:
+            endAudio()
+        }
+    }
+
+    private func endAudio() {
+        let first: Bool = state.withLock { s in
+            defer { s.audioEnded = true }
+            return !s.audioEnded
+        }
+        if first { writing.push(.audioEnded) }
+    }
+
+    func recordRotationChange(_ orientation: VideoOrientation) {
+        state.withLock { s in
+            guard let start = s.videoStart, !s.stopping else { return }
+            s.rotationChanges.append(RotationChange(time: Self.duration(nanoseconds: MonotonicClock.now() &- start),
+                                                    orientation: orientation))
+        }
+    }
+
+    /// Stops accepting video; the threads drain, flush the encoder and finalize the file.
+    func beginStop(reason: RecordingError? = nil) {
+        let first: Bool = state.withLock { s in
+            guard !s.stopping else { return false }
+            s.stopping = true
+            if s.stopReason == nil { s.stopReason = reason }
+            if s.videoStart != nil { s.videoEnd = s.lastVideoTimestamp + frameDurationNanoseconds }
+            return true
+        }
+        if first { frames.close() }
+    }
+
+    /// The recording's progress: media written and file size.
+    var progress: (duration: Duration, bytes: UInt64, dropped: Int) {
+        state.withLock { ($0.writtenDuration, $0.bytesWritten, $0.dropped) }
+    }
+
+    // MARK: Encoding thread
+
+    private func encodeLoop() {
+        var lastPresentation: Int64 = -1
+        do {
+            while let frame = frames.pop() {
+                let start = state.withLock { $0.videoStart } ?? frame.timestamp
+                var presentation = Int64((frame.timestamp &- start) * UInt64(timescale) / 1_000_000_000)
+                if presentation <= lastPresentation { presentation = lastPresentation + 1 }
+                lastPresentation = presentation
+                if let sample = try encoder.encode(frame, presentationTime: presentation) {
+                    guard writing.push(.video(sample)) else { break }
+                }
+            }
+            for sample in try encoder.flush() { guard writing.push(.video(sample)) else { break } }
+        } catch {
+            fail(RecordingError(.encoderFailed, "MovieFileOutput: encoding: \(error)"))
+            while frames.pop() != nil {}
+        }
+        encoder.close()
+        writing.push(.videoEnded)
+    }
+
+    // MARK: Writing thread
+
+    private var audioRate: Int64 { Int64(audio?.format.sampleRate ?? 1) }
+
+    private func writeLoop() {
+        let writer = self.writer.value
+        var videoEnded = false
+        var audioEnded = audio == nil
+        var pendingAudio: [AudioBuffer] = []
+        var audioPosition: Int64?  // next frame's time in audio ticks from the video start
+        var firstDecodeTime: Int64?
+        var videoEndWait: UInt64?
+        let bytesPerFrame = audio?.format.bytesPerFrame ?? 1
+
+        func writeAudio(_ buffer: AudioBuffer, videoStart: UInt64) throws {
+            let rate = audioRate
+            var start = Self.ticks(Int64(bitPattern: buffer.timestamp &- videoStart), rate: rate)
+            var frames = buffer.frameCount
+            var skip = 0
+            if let position = audioPosition {
+                // Time follows the sample count; only a large gap (an overrun) is filled with silence.
+                if start - position > rate / 10 {
+                    let silence = [UInt8](repeating: 0, count: Int(start - position) * bytesPerFrame)
+                    try writer.appendAudioFrames(silence, to: audioTrack!)
+                    audioPosition = start
+                }
+                start = audioPosition!
+            } else {
+                if start < 0 { skip = Int(min(Int64(frames), -start)); start += Int64(skip) }
+            }
+            if let end = state.withLock({ $0.videoEnd }) {
+                let endTicks = Self.ticks(Int64(end - videoStart), rate: rate)
+                frames = Int(max(0, min(Int64(frames - skip), endTicks - start))) + skip
+            }
+            guard frames > skip else { return }
+            try buffer.bytes.withUnsafeBytes { raw in
+                let slice = UnsafeRawBufferPointer(rebasing: raw[(skip * bytesPerFrame)..<(frames * bytesPerFrame)])
+                try writer.appendAudioFrames(slice, to: audioTrack!, startTime: start)
+            }
+            audioPosition = start + Int64(frames - skip)
+        }
+
+        do {
+            while !(videoEnded && audioEnded) {
+                let item: WriterItem?
+                if let deadline = videoEndWait {
+                    guard case .some(let next) = writing.pop(until: deadline), let got = next else { break }  // audio never caught up
+                    item = got
+                } else {
+                    item = writing.pop()
+                }
+                guard let item else { break }
+                switch item {
+                case .video(let sample):
+                    if firstDecodeTime == nil { firstDecodeTime = sample.decodeTime }
+                    try writer.appendVideoSample(sample.data, to: videoTrack, decodeTime: sample.decodeTime,
+                                                 presentationTime: sample.presentationTime, isSync: sample.isKeyframe)
+                case .audio(let buffer):
+                    if let start = state.withLock({ $0.videoStart }) {
+                        for pending in pendingAudio { try writeAudio(pending, videoStart: start) }
+                        pendingAudio.removeAll()
+                        try writeAudio(buffer, videoStart: start)
+                    } else {
+                        pendingAudio.append(buffer)
+                        if pendingAudio.count > 500 { pendingAudio.removeFirst() }
+                    }
+                case .videoEnded:
+                    videoEnded = true
+                    videoEndWait = MonotonicClock.now() + 2_000_000_000
+                case .audioEnded:
+                    audioEnded = true
+                }
+                let duration = writer.recordedDuration
+                let bytes = writer.bytesWritten
+                state.withLock {
+                    $0.writtenDuration = Self.duration(nanoseconds: duration * 1_000_000_000 / UInt64(writer.configuration.movieTimescale))
+                    $0.bytesWritten = bytes
+                }
+            }
+            let videoEndTicks: Int64 = state.withLock { s in
+                guard let start = s.videoStart, let end = s.videoEnd else { return 0 }
+                return Int64((end - start) * UInt64(timescale) / 1_000_000_000)
+            }
+            _ = try writer.finish(endTimes: [videoTrack: (firstDecodeTime ?? 0) + videoEndTicks])
+            try file.synchronize()
+        } catch {
+            fail(RecordingError(.fileError, "MovieFileOutput: writing \(settings.path): \(error)"))
+        }
+        writing.close()
+        frames.close()
+    }
+
+    private func fail(_ error: RecordingError) {
+        state.withLock { s in
+            if s.failed == nil { s.failed = error }
+            s.stopping = true
+        }
+        writing.close()
+        frames.close()
+    }
+
+    private func finish() {
+        let finalSize = file.size
+        try? file.close()
+        var info = try? MovieInfo(source: RandomAccessFile(path: settings.path, mode: .read))
+        let noFrames = (info?.videoTrack?.sampleCount ?? 0) == 0
+        if noFrames {
+            // A movie without a single frame is not a recording: leave nothing that looks like one.
+            try? RandomAccessFile.remove(settings.path)
+            info = nil
+            state.withLock { s in
+                if s.failed == nil {
+                    s.failed = RecordingError(.notConnected, "MovieFileOutput: no video frame arrived before the recording stopped, so no movie was kept")
+                }
+            }
+        }
+        let result: RecordingResult = state.withLock { s in
+            RecordingResult(
+                path: settings.path,
+                duration: info.map { Self.duration(nanoseconds: $0.movieHeader.duration * 1_000_000_000 / UInt64(max(1, $0.movieHeader.timescale))) } ?? s.writtenDuration,
+                fileSize: info?.tree.fileSize ?? finalSize,
+                frameCount: Int(info?.videoTrack?.sampleCount ?? 0),
+                droppedFrameCount: s.dropped,
+                corruptedFrameCount: s.corrupted,
+                audioOverrunCount: s.overruns,
+                orientation: settings.orientation,
+                rotationChanges: s.rotationChanges,
+                isPlayable: s.failed == nil && info != nil,
+                error: s.failed ?? s.stopReason,
+                interruption: s.interruption)
+        }
+        onFinish(result)
+    }
+
+    static func ticks(_ nanoseconds: Int64, rate: Int64) -> Int64 {
+        let (high, low) = nanoseconds.multipliedFullWidth(by: rate)
+        return Int64(1_000_000_000).dividingFullWidth((high, low)).quotient
+    }
+
+    static func duration(nanoseconds: UInt64) -> Duration {
+        .nanoseconds(Int64(clamping: nanoseconds))
+    }
+}
+
+/// A value handed from one thread to another that never uses it again.
+struct UnsafeTransfer<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}

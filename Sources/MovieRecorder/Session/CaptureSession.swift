@@ -1,0 +1,274 @@
+import Synchronization
+
+/// An error from configuring, starting or running a capture session.
+public struct CaptureError: Error, Hashable, Sendable, CustomStringConvertible {
+    public enum Code: Hashable, Sendable {
+        /// The configuration cannot hold that input or output.
+        case cannotAdd
+        /// A source could not start: the device is missing, busy, refuses the format…
+        case sourceFailed
+        /// Starting a session with no inputs.
+        case noInputs
+    }
+
+    public let code: Code
+    public let message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { message }
+}
+
+/// An object that connects capture inputs — a camera, a microphone, or their synthetic and file
+/// stand-ins — to outputs, like `AVCaptureSession`.
+///
+/// Changes happen in transactions (``configure(_:)``) that apply whole or not at all: a
+/// transaction that throws, or whose new sources fail to start, leaves the previous
+/// configuration running. Starting and stopping never block the caller's thread: devices open
+/// and capture on dedicated threads.
+public actor CaptureSession {
+    /// What happens to a session.
+    public enum Event: Sendable {
+        case started
+        case stopped
+        /// A source stopped delivering: a device was lost. Recordings were finalized.
+        case interrupted(InterruptionReason)
+        /// The session runs again after an interruption.
+        case interruptionEnded
+        /// Something failed while running that is not an interruption.
+        case runtimeError(CaptureError)
+    }
+
+    /// The inputs and outputs of a session, changed inside ``CaptureSession/configure(_:)``.
+    public struct Configuration: Sendable {
+        public private(set) var videoInput: (any VideoSource)?
+        public private(set) var audioInput: (any AudioSource)?
+        public private(set) var outputs: [any OutputService] = []
+
+        /// A Boolean value that indicates whether a video input can be added: a session has one.
+        public func canAddInput(_ source: any VideoSource) -> Bool { videoInput == nil }
+        public func canAddInput(_ source: any AudioSource) -> Bool { audioInput == nil }
+
+        public mutating func addInput(_ source: any VideoSource) throws {
+            guard canAddInput(source) else {
+                throw CaptureError(.cannotAdd, "CaptureSession: cannot add video input '\(source.name)': the session already has '\(videoInput!.name)'; remove it first")
+            }
+            videoInput = source
+        }
+
+        public mutating func addInput(_ source: any AudioSource) throws {
+            guard canAddInput(source) else {
+                throw CaptureError(.cannotAdd, "CaptureSession: cannot add audio input '\(source.name)': the session already has '\(audioInput!.name)'; remove it first")
+            }
+            audioInput = source
+        }
+
+        public mutating func removeVideoInput() { videoInput = nil }
+        public mutating func removeAudioInput() { audioInput = nil }
+
+        /// A Boolean value that indicates whether an output can be added: one of this library's
+        /// outputs, not already in the session.
+        public func canAddOutput(_ output: any OutputService) -> Bool {
+            output is any MediaReceiver && !outputs.contains { $0 === output }
+        }
+
+        public mutating func addOutput(_ output: any OutputService) throws {
+            guard canAddOutput(output) else {
+                throw CaptureError(.cannotAdd, "CaptureSession: cannot add \(type(of: output)): it is already in the session or is not a capture output of this library")
+            }
+            outputs.append(output)
+        }
+
+        public mutating func removeOutput(_ output: any OutputService) {
+            outputs.removeAll { $0 === output }
+        }
+    }
+
+    public private(set) var configuration = Configuration()
+    public private(set) var isRunning = false
+    private var wasInterrupted = false
+    private let router: MediaRouter
+    private let eventContinuation: AsyncStream<Event>.Continuation
+    /// The session's events, newest kept when nobody reads (up to 32).
+    public nonisolated let events: AsyncStream<Event>
+
+    public init() {
+        let (events, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .bufferingNewest(32))
+        self.events = events
+        eventContinuation = continuation
+        router = MediaRouter { reason in continuation.yield(.interrupted(reason)) }
+    }
+
+    deinit { eventContinuation.finish() }
+
+    /// Changes inputs and outputs atomically.
+    ///
+    /// While running, new sources start before the old ones stop; if one fails, everything
+    /// started for the transaction stops again and the previous configuration keeps running.
+    /// Recordings in progress end when their video input changes.
+    /// - Throws: whatever `change` throws, or ``CaptureError`` when a new source fails.
+    public func configure(_ change: (inout Configuration) throws -> Void) async throws {
+        var proposed = configuration
+        try change(&proposed)
+        guard isRunning else {
+            configuration = proposed
+            return
+        }
+        let old = configuration
+        let videoChanged = proposed.videoInput !== old.videoInput
+        let audioChanged = proposed.audioInput !== old.audioInput
+        var started: [@Sendable () -> Void] = []
+        do {
+            if videoChanged, let video = proposed.videoInput {
+                try await start(video)
+                started.append { video.stop() }
+            }
+            if audioChanged, let audio = proposed.audioInput {
+                try await start(audio)
+                started.append { audio.stop() }
+            }
+        } catch {
+            let undo = started
+            await runBlocking { for stop in undo { stop() } }
+            throw error
+        }
+        let oldVideo = videoChanged ? old.videoInput : nil
+        let oldAudio = audioChanged ? old.audioInput : nil
+        await runBlocking {
+            oldVideo?.stop()
+            oldAudio?.stop()
+        }
+        configuration = proposed
+        let removed = old.outputs.filter { o in !proposed.outputs.contains { $0 === o } }
+        for output in removed { (output as? any MediaReceiver)?.disconnect() }
+        if videoChanged || audioChanged {
+            for output in proposed.outputs { (output as? any MediaReceiver)?.disconnect() }
+        }
+        router.setReceivers(proposed.outputs.compactMap { $0 as? any MediaReceiver })
+        let description = sourceDescription()
+        for output in proposed.outputs { (output as? any MediaReceiver)?.connect(description) }
+    }
+
+    /// Adds an input in a transaction of its own.
+    public func addInput(_ source: any VideoSource) async throws { try await configure { try $0.addInput(source) } }
+    public func addInput(_ source: any AudioSource) async throws { try await configure { try $0.addInput(source) } }
+    /// Adds an output in a transaction of its own.
+    public func addOutput(_ output: any OutputService) async throws { try await configure { try $0.addOutput(output) } }
+    public func removeOutput(_ output: any OutputService) async throws { try await configure { $0.removeOutput(output) } }
+
+    /// Starts the sources; outputs receive media from now on.
+    /// - Throws: ``CaptureError`` when there are no inputs or a source cannot start; nothing
+    ///   stays started then.
+    public func startRunning() async throws {
+        guard !isRunning else { return }
+        guard configuration.videoInput != nil || configuration.audioInput != nil else {
+            throw CaptureError(.noInputs, "CaptureSession: add a video or audio input before starting")
+        }
+        router.setReceivers(configuration.outputs.compactMap { $0 as? any MediaReceiver })
+        let description = sourceDescription()
+        for output in configuration.outputs { (output as? any MediaReceiver)?.connect(description) }
+        if let video = configuration.videoInput { try await start(video) }
+        if let audio = configuration.audioInput {
+            do {
+                try await start(audio)
+            } catch {
+                let video = configuration.videoInput
+                await runBlocking { video?.stop() }
+                for output in configuration.outputs { (output as? any MediaReceiver)?.disconnect() }
+                throw error
+            }
+        }
+        isRunning = true
+        eventContinuation.yield(.started)
+        if wasInterrupted {
+            wasInterrupted = false
+            eventContinuation.yield(.interruptionEnded)
+        }
+    }
+
+    /// Stops the sources; recordings in progress are finalized.
+    public func stopRunning() async {
+        guard isRunning else { return }
+        isRunning = false
+        let (video, audio) = (configuration.videoInput, configuration.audioInput)
+        await runBlocking {
+            video?.stop()
+            audio?.stop()
+        }
+        for output in configuration.outputs { (output as? any MediaReceiver)?.disconnect() }
+        router.setReceivers([])
+        if router.takeInterrupted() { wasInterrupted = true }
+        eventContinuation.yield(.stopped)
+    }
+
+    private func sourceDescription() -> SourceDescription {
+        SourceDescription(
+            video: configuration.videoInput.map { ($0.format, $0.isLive, $0.name) },
+            audio: configuration.audioInput.map { ($0.format, $0.isLive, $0.name) })
+    }
+
+    private func start(_ source: any VideoSource) async throws {
+        let router = self.router
+        do {
+            try await runOnDedicatedThread(name: "movrec-start") { try source.start { router.route($0) } }
+        } catch let error as CaptureError {
+            throw error
+        } catch {
+            throw CaptureError(.sourceFailed, "CaptureSession: starting video input '\(source.name)': \(error)")
+        }
+    }
+
+    private func start(_ source: any AudioSource) async throws {
+        let router = self.router
+        do {
+            try await runOnDedicatedThread(name: "movrec-start") { try source.start { router.route($0) } }
+        } catch let error as CaptureError {
+            throw error
+        } catch {
+            throw CaptureError(.sourceFailed, "CaptureSession: starting audio input '\(source.name)': \(error)")
+        }
+    }
+
+    private func runBlocking(_ body: @escaping @Sendable () -> Void) async {
+        _ = try? await runOnDedicatedThread(name: "movrec-stop", body)
+    }
+}
+
+/// Hands each source event to every connected output, on the source's capture thread.
+final class MediaRouter: Sendable {
+    private let receivers = Mutex<[any MediaReceiver]>([])
+    private let interrupted = Mutex(false)
+    private let onInterruption: @Sendable (InterruptionReason) -> Void
+
+    init(onInterruption: @escaping @Sendable (InterruptionReason) -> Void) {
+        self.onInterruption = onInterruption
+    }
+
+    func setReceivers(_ list: [any MediaReceiver]) { receivers.withLock { $0 = list } }
+
+    func takeInterrupted() -> Bool {
+        interrupted.withLock { flag in
+            let was = flag
+            flag = false
+            return was
+        }
+    }
+
+    func route(_ event: VideoSourceEvent) {
+        if case .interrupted(let reason) = event { noteInterruption(reason) }
+        for receiver in receivers.withLock({ $0 }) { receiver.receive(event) }
+    }
+
+    func route(_ event: AudioSourceEvent) {
+        if case .interrupted(let reason) = event { noteInterruption(reason) }
+        for receiver in receivers.withLock({ $0 }) { receiver.receive(event) }
+    }
+
+    private func noteInterruption(_ reason: InterruptionReason) {
+        interrupted.withLock { $0 = true }
+        onInterruption(reason)
+    }
+}
