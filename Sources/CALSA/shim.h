@@ -1,8 +1,6 @@
-// The seam between Swift and ALSA's libasound.
+// The seam between Swift and ALSA's libasound. Everything this library calls is a plain
+// function; the *_alloca helpers are macros, so Swift uses the *_malloc/*_free pairs instead.
 #ifndef CALSA_SHIM_H
 #define CALSA_SHIM_H
 #include <alsa/asoundlib.h>
-
-// snd_pcm_hw_params_alloca and friends are macros around alloca; Swift uses the malloc forms.
-static inline int CALSA_hw_params_malloc(snd_pcm_hw_params_t **p) { return snd_pcm_hw_params_malloc(p); }
 #endif
