@@ -14,6 +14,16 @@ let usage = """
           Set the orientation of a .mov/.mp4 in place, losslessly: only the 36 matrix bytes of
           the video track header change. A is 0, 90, 180 or 270 degrees clockwise. Without
           --mirror/--no-mirror the file's current mirroring is kept.
+      record OUT.mov [--video DEVICE|testsrc|FILE.y4m] [--audio DEVICE|tone|FILE.wav|none]
+             [--size WxH] [--fps N[/D]] [--rotation A] [--mirror] [--duration S] [--overwrite]
+             [--preset P] [--tune T] [--profile P] [--crf N | --bitrate KBITS] [--keyint N]
+             [--bframes N] [--threads N] [--x264-params k=v:k=v] [--quiet]
+          Record H.264 and PCM into a QuickTime movie from a V4L2 camera (default /dev/video0),
+          the test pattern or a Y4M file, and an ALSA device, a tone or a WAV file (default
+          none). The rotation goes into the track matrix. Ctrl-C or SIGTERM stops cleanly with
+          a finalized movie; --duration stops after that many seconds of media.
+      devices
+          List cameras with their formats, sizes and frame rates, and microphones.
       mux OUT.mov --video FILE.264 [--audio FILE.wav] [--fps N[/D]] [--rotation A] [--mirror] [--overwrite]
           Write an H.264 Annex-B stream (and a PCM WAV file) into a QuickTime movie without
           re-encoding, with the given orientation in the track matrix.
@@ -26,6 +36,7 @@ func standardError(_ text: String) {
     _ = line.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
 }
 
+SignalWatcher.install()
 let words = Array(CommandLine.arguments.dropFirst())
 guard let command = words.first else {
     standardError(usage)
@@ -38,6 +49,8 @@ do {
     case "inspect": status = try inspect(&args)
     case "rotate": status = try rotate(&args)
     case "mux": status = try mux(&args)
+    case "record": status = try await record(&args)
+    case "devices": status = try devices(&args)
     case "help", "--help", "-h":
         print(usage)
         status = 0

@@ -1,0 +1,219 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import MovieRecorder
+
+/// `movrec record OUT.mov [--video DEVICE|testsrc|FILE.y4m] [--audio DEVICE|tone|FILE.wav|none] …`
+func record(_ args: inout Arguments) async throws -> Int32 {
+    let videoSpec = try args.option("--video") ?? "/dev/video0"
+    let audioSpec = try args.option("--audio") ?? "none"
+    let sizeText = try args.option("--size")
+    let fpsText = try args.option("--fps")
+    let rotationText = try args.option("--rotation") ?? "0"
+    let mirror = args.flag("--mirror")
+    let durationText = try args.option("--duration")
+    let overwrite = args.flag("--overwrite")
+    var settings = H264EncoderSettings()
+    if let preset = try args.option("--preset") { settings.preset = preset }
+    settings.tune = try args.option("--tune")
+    if let profile = try args.option("--profile") { settings.profile = profile }
+    let crfText = try args.option("--crf")
+    let bitrateText = try args.option("--bitrate")
+    let keyintText = try args.option("--keyint")
+    let bframesText = try args.option("--bframes")
+    let threadsText = try args.option("--threads")
+    let x264Options = try args.option("--x264-params")
+    let quiet = args.flag("--quiet")
+    try args.finish(positionalCount: 1...1)
+    let output = args.positional[0]
+
+    guard let angle = Double(rotationText) else { throw Arguments.UsageError(description: "--rotation \(rotationText) is not a number") }
+    let orientation = try VideoOrientation(rotationAngle: angle, isMirrored: mirror)
+    var size: (Int, Int)?
+    if let sizeText {
+        let parts = sizeText.split(separator: "x")
+        guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), w > 0, h > 0 else {
+            throw Arguments.UsageError(description: "--size \(sizeText) is not WIDTHxHEIGHT, such as 1280x720")
+        }
+        size = (w, h)
+    }
+    let frameRate = try fpsText.map(parseFrameRate)
+    if crfText != nil && bitrateText != nil { throw Arguments.UsageError(description: "--crf and --bitrate exclude each other") }
+    if let crfText {
+        guard let crf = Double(crfText) else { throw Arguments.UsageError(description: "--crf \(crfText) is not a number") }
+        settings.rateControl = .constantQuality(crf: crf)
+    }
+    if let bitrateText {
+        guard let kbps = Int(bitrateText), kbps > 0 else { throw Arguments.UsageError(description: "--bitrate \(bitrateText) is not a positive number of kbit/s") }
+        settings.rateControl = .bitrate(kilobitsPerSecond: kbps, maximumKilobitsPerSecond: kbps, bufferKilobits: kbps)
+    }
+    func integer(_ text: String?, _ name: String) throws -> Int? {
+        guard let text else { return nil }
+        guard let value = Int(text), value >= 0 else { throw Arguments.UsageError(description: "\(name) \(text) is not a whole number") }
+        return value
+    }
+    settings.keyframeInterval = try integer(keyintText, "--keyint")
+    settings.maxBFrames = try integer(bframesText, "--bframes")
+    settings.threads = try integer(threadsText, "--threads") ?? 0
+    if let x264Options {
+        for pair in x264Options.split(separator: ":") {
+            let kv = pair.split(separator: "=", maxSplits: 1)
+            settings.options[String(kv[0])] = kv.count == 2 ? String(kv[1]) : "1"
+        }
+    }
+    var maxDuration: Duration?
+    if let durationText {
+        guard let seconds = Double(durationText), seconds > 0, seconds.isFinite else {
+            throw Arguments.UsageError(description: "--duration \(durationText) is not a positive number of seconds")
+        }
+        maxDuration = .nanoseconds(Int64(seconds * 1e9))
+    }
+
+    let video = try makeVideoSource(videoSpec, size: size, frameRate: frameRate)
+    let audio = try makeAudioSource(audioSpec)
+
+    let session = CaptureSession()
+    let movie = MovieFileOutput(encoderSettings: settings)
+    movie.maxRecordedDuration = maxDuration
+    try movie.setVideoRotationAngle(Double(orientation.rotationAngle))
+    movie.setVideoMirrored(orientation.isMirrored)
+    try await session.configure { config in
+        try config.addInput(video)
+        if let audio { try config.addInput(audio) }
+        try config.addOutput(movie)
+    }
+    try await session.startRunning()
+    do {
+        try await movie.startRecording(to: output, overwrite: overwrite)
+    } catch {
+        await session.stopRunning()
+        throw error
+    }
+
+    let interactive = isatty(2) == 1 && !quiet
+    let signals = SignalWatcher.shared
+    var result: RecordingResult?
+    let started = MonotonicClock.now()
+    while result == nil {
+        if let signal = signals.received {
+            if interactive { standardError("") }
+            standardError("movrec: \(signal == SIGINT ? "interrupted" : "terminated"); finalizing \(output)")
+            result = await movie.stopRecording()
+            break
+        }
+        if !movie.isRecording {
+            result = await movie.stopRecording()
+            break
+        }
+        if interactive {
+            let elapsed = Double(MonotonicClock.now() - started) / 1e9
+            let media = movie.recordedDuration
+            let mediaSeconds = Double(media.components.seconds) + Double(media.components.attoseconds) / 1e18
+            let line = "  \(format(mediaSeconds, 1)) s recorded, \(format(elapsed, 1)) s elapsed, "
+                + "\(movie.droppedFrameCount) dropped, \(format(Double(movie.recordedFileSize) / 1_000_000, 1)) MB   "
+            _ = "\r\(line)".withCString { write(2, $0, strlen($0)) }
+        }
+        try? await Task.sleep(for: .milliseconds(200))
+    }
+    if interactive { standardError("") }
+    await session.stopRunning()
+    guard let result else { return 1 }
+    print(result)
+    if !result.isPlayable { return 1 }
+    switch result.error?.code {
+    case nil, .maximumDurationReached?, .sourceEnded?: return 0
+    default:
+        standardError("movrec: \(result.error!)")
+        return 1
+    }
+}
+
+func format(_ value: Double, _ decimals: Int) -> String {
+    var scale = 1.0
+    for _ in 0..<decimals { scale *= 10 }
+    let scaled = Int64((value * scale).rounded())
+    let whole = scaled / Int64(scale), fraction = abs(scaled % Int64(scale))
+    guard decimals > 0 else { return String(whole) }
+    let digits = String(fraction)
+    return "\(whole).\(String(repeating: "0", count: decimals - digits.count))\(digits)"
+}
+
+func makeVideoSource(_ spec: String, size: (Int, Int)?, frameRate: FrameRate?) throws -> any VideoSource {
+    if spec == "testsrc" {
+        let (w, h) = size ?? (1280, 720)
+        return try TestPatternSource(width: w, height: h, frameRate: frameRate ?? FrameRate(frames: 30))
+    }
+    if spec.hasSuffix(".y4m") {
+        return try Y4MFileSource(path: spec)
+    }
+    return try V4L2Camera(path: spec, width: size?.0, height: size?.1, frameRate: frameRate)
+}
+
+func makeAudioSource(_ spec: String) throws -> (any AudioSource)? {
+    switch spec {
+    case "none": return nil
+    case "tone": return ToneSource()
+    default:
+        if spec.hasSuffix(".wav") { return try WAVFileSource(path: spec) }
+        return try ALSAMicrophone(device: spec)
+    }
+}
+
+/// `movrec devices`
+func devices(_ args: inout Arguments) throws -> Int32 {
+    try args.finish(positionalCount: 0...0)
+    let cameras = V4L2Camera.devices()
+    print("cameras:")
+    if cameras.isEmpty { print("  (none: no /dev/video* capture device, or no permission — add the user to the 'video' group)") }
+    for camera in cameras { print("  " + camera.description) }
+    let microphones = ALSAMicrophone.devices()
+    print("microphones:")
+    if microphones.isEmpty { print("  (none found by ALSA)") }
+    for mic in microphones { print("  \(mic.name): \(mic.description)") }
+    print("synthetic: --video testsrc, --audio tone; files: --video FILE.y4m, --audio FILE.wav")
+    return 0
+}
+
+/// Takes SIGINT and SIGTERM on a thread of its own (`sigwait`), so a signal only sets a flag
+/// the recorder polls and never interrupts other work.
+final class SignalWatcher: @unchecked Sendable {
+    // @unchecked: `value` is only read and written under `lock`.
+    static let shared = SignalWatcher()
+    private var value: Int32?
+    private var lock = pthread_mutex_t()
+
+    /// Blocks the signals in this thread (and threads started later) and starts the watcher.
+    static func install() {
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGINT)
+        sigaddset(&set, SIGTERM)
+        pthread_sigmask(SIG_BLOCK, &set, nil)
+        var thread = pthread_t()
+        pthread_create(&thread, nil, { _ in
+            var set = sigset_t()
+            sigemptyset(&set)
+            sigaddset(&set, SIGINT)
+            sigaddset(&set, SIGTERM)
+            while true {
+                var signal: Int32 = 0
+                if sigwait(&set, &signal) == 0 { SignalWatcher.shared.store(signal) }
+            }
+        }, nil)
+        pthread_detach(thread)
+    }
+
+    init() { pthread_mutex_init(&lock, nil) }
+
+    private func store(_ signal: Int32) {
+        pthread_mutex_lock(&lock)
+        if value == nil { value = signal } else { exit(128 + signal) }  // a second signal: leave now
+        pthread_mutex_unlock(&lock)
+    }
+
+    var received: Int32? {
+        pthread_mutex_lock(&lock)
+        defer { pthread_mutex_unlock(&lock) }
+        return value
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import Testing
+@testable import MovieRecorder
+
+/// `movrec record` as a user runs it: stopping with Ctrl-C or SIGTERM leaves a finalized movie;
+/// bad input gets an actionable message and leaves no file that claims to be complete.
+@Suite(.serialized) struct RecordCommandTests {
+    @Test(arguments: [SIGINT, SIGTERM])
+    func signalStopsCleanlyWithAFinalizedMovie(_ signal: Int32) throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let path = dir.file("signal.mov")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try movrecPath())
+        process.arguments = ["record", path, "--video", "testsrc", "--audio", "tone", "--size", "320x240", "--rotation", "90"]
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        usleep(1_500_000)
+        kill(process.processIdentifier, signal)
+        process.waitUntilExit()
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus == 0, "stderr: \(stderr)")
+        #expect(stderr.contains("finalizing"))
+        #expect(stdout.contains("frames"))
+        let streams = try ffprobeStreams(path)
+        let video = try #require(streams.first { $0.codec_type == "video" })
+        #expect(video.rotation == -90)
+        let duration = Double(video.duration ?? "") ?? 0
+        #expect(duration > 0.5 && duration < 2.0, "recorded \(duration) s")
+        #expect(try decodeAllFrames(path).errors.isEmpty)
+    }
+
+    @Test func durationOptionStopsTheRecording() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let path = dir.file("timed.mov")
+        let result = try run(movrecPath(), ["record", path, "--video", "testsrc", "--audio", "tone", "--size", "160x120",
+                                            "--duration", "1", "--quiet"])
+        #expect(result.status == 0, "\(result.error)")
+        let video = try #require(try ffprobeStreams(path).first { $0.codec_type == "video" })
+        #expect(abs((Double(video.duration ?? "") ?? 0) - 1.0) < 0.001)
+    }
+
+    /// Runs `movrec record` expecting failure; checks the message and that no file was left.
+    func expectFailure(_ arguments: [String], output: String, message: String) throws {
+        let result = try run(movrecPath(), ["record", output] + arguments)
+        #expect(result.status != 0)
+        #expect(result.error.contains(message), "stderr: \(result.error)")
+        #expect(!FileManager.default.fileExists(atPath: output), "no file may be left behind")
+    }
+
+    @Test func badInputGetsActionableErrors() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let out = dir.file("bad.mov")
+        try expectFailure(["--video", "/dev/video99"], output: out, message: "/dev/video99: opening failed: No such file or directory")
+        try expectFailure(["--video", "testsrc", "--size", "321x240"], output: out, message: "321")
+        try expectFailure(["--video", "testsrc", "--rotation", "45"], output: out, message: "rotation angle 45.0° is not supported")
+        try expectFailure(["--video", "testsrc", "--audio", "hw:97,0"], output: out, message: "hw:97,0")
+        try expectFailure(["--video", "testsrc", "--preset", "warp"], output: out, message: "preset 'warp' is not known to x264")
+        try expectFailure(["--video", "testsrc"], output: dir.file("missing/dir/x.mov"), message: "No such file or directory")
+    }
+
+    @Test func existingOutputIsRefusedUnlessOverwriteIsGiven() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let out = dir.file("exists.mov")
+        try Data("keep".utf8).write(to: URL(fileURLWithPath: out))
+        let refused = try run(movrecPath(), ["record", out, "--video", "testsrc", "--size", "160x120", "--duration", "0.2"])
+        #expect(refused.status == 1)
+        #expect(refused.error.contains("File exists"))
+        #expect(try String(contentsOfFile: out, encoding: .utf8) == "keep")
+        let replaced = try run(movrecPath(), ["record", out, "--video", "testsrc", "--size", "160x120", "--duration", "0.2",
+                                              "--overwrite", "--quiet"])
+        #expect(replaced.status == 0, "\(replaced.error)")
+        #expect(try MovieInfo(source: RandomAccessFile(path: out, mode: .read)).videoTrack != nil)
+    }
+
+    @Test func devicesListsWhatThereIs() throws {
+        let result = try run(movrecPath(), ["devices"])
+        #expect(result.status == 0)
+        #expect(result.output.contains("cameras:") && result.output.contains("microphones:"))
+        #expect(result.output.contains("--video testsrc"))
+    }
+}

@@ -1,0 +1,223 @@
+import Foundation
+import Testing
+@testable import MovieRecorder
+
+/// Recordings end to end: synthetic sources through the real libx264 and writer, checked by
+/// ffprobe and ffmpeg.
+@Suite(.serialized) struct RecordingTests {
+    /// Runs a session with `video` and `audio` into a MovieFileOutput until the output finishes
+    /// by itself (a source ends, a limit is reached) or `stopAfter` passes.
+    func record(video: any VideoSource, audio: (any AudioSource)?, to path: String, orientation: VideoOrientation = .up,
+                settings: H264EncoderSettings = H264EncoderSettings(), maxDuration: Duration? = nil,
+                stopAfter: Duration? = nil) async throws -> RecordingResult {
+        let session = CaptureSession()
+        let output = MovieFileOutput(encoderSettings: settings)
+        output.maxRecordedDuration = maxDuration
+        try output.setVideoRotationAngle(Double(orientation.rotationAngle))
+        output.setVideoMirrored(orientation.isMirrored)
+        try await session.configure { config in
+            try config.addInput(video)
+            if let audio { try config.addInput(audio) }
+            try config.addOutput(output)
+        }
+        try await session.startRunning()
+        try await output.startRecording(to: path)
+        if let stopAfter {
+            try await Task.sleep(for: stopAfter)
+            let result = await output.stopRecording()
+            await session.stopRunning()
+            return try #require(result)
+        }
+        for await event in output.events {
+            if case .didFinishRecording(let result) = event {
+                await session.stopRunning()
+                return result
+            }
+        }
+        Issue.record("the output's events ended without a finished recording")
+        throw CancellationError()
+    }
+
+    func streamDurations(_ path: String) throws -> (video: Double, audio: Double?, frames: Int) {
+        let streams = try ffprobeStreams(path)
+        let video = try #require(streams.first { $0.codec_type == "video" })
+        let audio = streams.first { $0.codec_type == "audio" }
+        return (Double(video.duration ?? "") ?? -1, audio.flatMap { Double($0.duration ?? "") }, Int(video.nb_frames ?? "") ?? -1)
+    }
+
+    @Test func recordsTestPatternAndToneThroughX264() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let path = dir.file("synthetic.mov")
+        let result = try await record(
+            video: TestPatternSource(width: 320, height: 240, frameRate: FrameRate(frames: 30), realTime: false, frameLimit: 60),
+            audio: ToneSource(realTime: false), to: path)
+        #expect(result.isPlayable)
+        #expect(result.error?.code == .sourceEnded)
+        #expect(result.frameCount == 60)
+        #expect(result.droppedFrameCount == 0, "frames from a non-live source wait instead of dropping")
+
+        let streams = try ffprobeStreams(path)
+        let video = try #require(streams.first { $0.codec_type == "video" })
+        #expect(video.codec_name == "h264" && video.width == 320 && video.height == 240)
+        let audio = try #require(streams.first { $0.codec_type == "audio" })
+        #expect(audio.codec_name == "pcm_s16le" && audio.sample_rate == "48000" && audio.channels == 2)
+        let d = try streamDurations(path)
+        #expect(d.frames == 60)
+        #expect(abs(d.video - 2.0) < 0.001)
+        #expect(abs((d.audio ?? 0) - d.video) < 1.0 / 30, "audio \(d.audio ?? -1) s vs video \(d.video) s")
+        let decoded = try decodeAllFrames(path)
+        #expect(decoded.errors.isEmpty, "ffmpeg: \(decoded.errors)")
+        #expect(decoded.videoFrames == 60)
+    }
+
+    @Test(arguments: VideoOrientation.allCases)
+    func testPatternMarkerIsWhereTheRotationPutsIt(_ orientation: VideoOrientation) async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let path = dir.file("marker.mov")
+        let result = try await record(
+            video: TestPatternSource(width: 320, height: 240, frameRate: FrameRate(frames: 30), realTime: false, frameLimit: 5),
+            audio: nil, to: path, orientation: orientation)
+        #expect(result.isPlayable && result.orientation == orientation)
+        let info = try MovieInfo(source: RandomAccessFile(path: path, mode: .read))
+        #expect(info.videoTrack?.orientation == orientation)
+        let expected = try #require(GoldenCase.orientationCases.first { $0.orientation == orientation })
+        let corners = try markerCorners(afterAutorotating: path)
+        #expect(corners?.red == expected.markerCorners.red, "red marker for \(orientation)")
+        #expect(corners?.green == expected.markerCorners.green, "green marker for \(orientation)")
+    }
+
+    @Test func stoppingMidwayGivesAFinalizedMovieWithAlignedTracks() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let path = dir.file("live.mov")
+        let result = try await record(
+            video: TestPatternSource(width: 320, height: 240, frameRate: FrameRate(frames: 30)),
+            audio: ToneSource(), to: path, stopAfter: .milliseconds(1500))
+        #expect(result.isPlayable)
+        #expect(result.error == nil)
+        let d = try streamDurations(path)
+        #expect(d.video > 1.0 && d.video < 2.0, "video lasted \(d.video) s")
+        #expect(abs((d.audio ?? 0) - d.video) < 1.0 / 30, "audio \(d.audio ?? -1) s vs video \(d.video) s")
+        #expect(try decodeAllFrames(path).errors.isEmpty)
+    }
+
+    @Test func maximumDurationStopsWithItsOwnError() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let path = dir.file("limited.mov")
+        let result = try await record(
+            video: TestPatternSource(width: 160, height: 120, frameRate: FrameRate(frames: 30), realTime: false),
+            audio: ToneSource(realTime: false), to: path, maxDuration: .seconds(1))
+        #expect(result.error?.code == .maximumDurationReached)
+        #expect(result.isPlayable)
+        #expect(result.frameCount == 30)
+        let d = try streamDurations(path)
+        #expect(abs(d.video - 1.0) < 0.001)
+        #expect(abs((d.audio ?? 0) - 1.0) < 1.0 / 30)
+    }
+
+    @Test func bFramesGetCompositionOffsetsAndAnEditList() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let path = dir.file("bframes.mov")
+        var settings = H264EncoderSettings()
+        settings.preset = "medium"
+        settings.maxBFrames = 3
+        let result = try await record(
+            video: TestPatternSource(width: 320, height: 240, frameRate: FrameRate(frames: 30), realTime: false, frameLimit: 45),
+            audio: nil, to: path, settings: settings)
+        #expect(result.isPlayable && result.frameCount == 45)
+        let info = try MovieInfo(source: RandomAccessFile(path: path, mode: .read))
+        let video = try #require(info.videoTrack)
+        #expect(video.sampleTable?.compositionOffsets != nil, "B-frames need ctts")
+        let edit = try #require(video.editList.first)
+        #expect(edit.mediaTime > 0, "the edit hides the reorder delay")
+        let samples = try video.sampleTable!.samples()
+        #expect(samples.map(\.presentationTime).min() == edit.mediaTime)
+        let d = try streamDurations(path)
+        #expect(abs(d.video - 1.5) < 0.001)
+        #expect(try decodeAllFrames(path).videoFrames == 45)
+    }
+
+    @Test func zerolatencyHasNoReordering() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let path = dir.file("zl.mov")
+        var settings = H264EncoderSettings()
+        settings.tune = "zerolatency"
+        _ = try await record(
+            video: TestPatternSource(width: 320, height: 240, frameRate: FrameRate(frames: 30), realTime: false, frameLimit: 30),
+            audio: nil, to: path, settings: settings)
+        let video = try #require(try MovieInfo(source: RandomAccessFile(path: path, mode: .read)).videoTrack)
+        #expect(video.sampleTable?.compositionOffsets == nil)
+        #expect(video.editList.first?.mediaTime == 0)
+    }
+
+    @Test func aSlowEncoderDropsLiveFramesAndCountsThem() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let path = dir.file("slow.mov")
+        var settings = H264EncoderSettings()
+        settings.preset = "veryslow"
+        settings.threads = 1
+        let result = try await record(
+            video: TestPatternSource(width: 1280, height: 720, frameRate: FrameRate(frames: 60)),
+            audio: nil, to: path, settings: settings, stopAfter: .milliseconds(1500))
+        #expect(result.isPlayable)
+        #expect(result.droppedFrameCount > 0, "veryslow on one thread cannot encode 720p60 live")
+        #expect(try decodeAllFrames(path).errors.isEmpty)
+        let d = try streamDurations(path)
+        #expect(d.frames == result.frameCount)
+    }
+
+    @Test func existingFileIsRefusedAndKept() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let path = dir.file("exists.mov")
+        try Data("keep me".utf8).write(to: URL(fileURLWithPath: path))
+        let session = CaptureSession()
+        let output = MovieFileOutput()
+        try await session.configure { config in
+            try config.addInput(TestPatternSource(width: 160, height: 120, frameRate: FrameRate(frames: 30)))
+            try config.addOutput(output)
+        }
+        try await session.startRunning()
+        await #expect(throws: RecordingError.self) { try await output.startRecording(to: path) }
+        do {
+            try await output.startRecording(to: path)
+        } catch let error as RecordingError {
+            #expect(error.code == .fileExists)
+            #expect(error.message.contains("File exists"))
+        }
+        await session.stopRunning()
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "keep me")
+    }
+
+    @Test func recordingWithoutASessionIsAnError() async throws {
+        let output = MovieFileOutput()
+        do {
+            try await output.startRecording(to: "/tmp/never.mov")
+            Issue.record("recording started without a session")
+        } catch let error as RecordingError {
+            #expect(error.code == .notConnected)
+        }
+        #expect(!FileManager.default.fileExists(atPath: "/tmp/never.mov"))
+    }
+
+    @Test func failedTransactionKeepsThePreviousConfiguration() async throws {
+        let session = CaptureSession()
+        let first = try TestPatternSource(width: 160, height: 120, frameRate: FrameRate(frames: 30))
+        try await session.addInput(first)
+        await #expect(throws: CaptureError.self) {
+            try await session.configure { config in
+                try config.addOutput(MovieFileOutput())
+                try config.addInput(try TestPatternSource(width: 160, height: 120, frameRate: FrameRate(frames: 30)))
+            }
+        }
+        let configuration = await session.configuration
+        #expect(configuration.videoInput === first)
+        #expect(configuration.outputs.isEmpty, "the output added before the failure was not kept")
+    }
+}
