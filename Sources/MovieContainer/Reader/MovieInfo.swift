@@ -7,6 +7,10 @@ public struct MovieInfo: Sendable {
     public var tracks: [TrackInfo]
     /// A Boolean value that indicates whether the movie declares fragments (`mvex`).
     public var isFragmented: Bool
+    /// The movie's `mdta` metadata: from `moov/meta`, then from a `moov/udta/meta` with an
+    /// `mdta` handler (where older FFmpeg put it). Metadata atoms of other handlers, such as
+    /// iTunes' `mdir`, are not read.
+    public var metadata: [MetadataItem]
     /// The atom tree the summary was read from.
     public var tree: AtomTree
 
@@ -43,6 +47,11 @@ public struct MovieInfo: Sendable {
         isFragmented = moov.child("mvex") != nil
         tracks = []
         for trak in moov.children("trak") { tracks.append(try TrackInfo(trak: trak)) }
+        metadata = []
+        for meta in moov.children("meta") + (moov.child("udta")?.children("meta") ?? []) {
+            guard let hdlr = meta.child("hdlr"), try hdlr.decode(HandlerAtom.self).componentSubtype == "mdta" else { continue }
+            metadata += try meta.decode(MetadataAtom.self).items
+        }
     }
 }
 

@@ -5,8 +5,8 @@
 /// about ``Configuration/chunkDuration`` that are written to the sink as they fill, so memory
 /// holds at most one chunk per track plus the compact sample tables. ``finish(endTimes:)``
 /// writes the remaining chunks, sets the `mdat` size (widening its header to 64 bits over the
-/// `wide` atom past 4 GiB) and appends `moov`, choosing `co64` and version-1 headers only when a
-/// value no longer fits 32 bits.
+/// `wide` atom past 4 GiB) and appends `moov` (with `meta` when ``Configuration/metadata`` has
+/// items), choosing `co64` and version-1 headers only when a value no longer fits 32 bits.
 ///
 /// Timestamps are integer ticks of each track's time scale, with 0 the start of the movie. The
 /// writer is not thread-safe: drive it from one thread (the recorder's writing thread).
@@ -20,9 +20,13 @@ public final class MovieWriter {
         /// How much media each chunk holds before it is written; Apple's interleaving period is
         /// half a second.
         public var chunkDuration: Duration = .milliseconds(500)
+        /// Movie metadata (creation date, location, device, software…), written as `moov/meta`
+        /// after the tracks; nothing is written when it is empty.
+        public var metadata: [MetadataItem] = []
 
-        public init(creationTime: QuickTimeTimestamp) {
+        public init(creationTime: QuickTimeTimestamp, metadata: [MetadataItem] = []) {
             self.creationTime = creationTime
+            self.metadata = metadata
         }
     }
 
@@ -279,6 +283,9 @@ public final class MovieWriter {
                                 duration: movieDuration, nextTrackID: UInt32(tracks.count + 1)).write(to: &w)
             for (index, track) in tracks.enumerated() {
                 try writeTrack(track, edits: edits[index], duration: trackDurations[index], to: &w)
+            }
+            if !configuration.metadata.isEmpty {
+                try MetadataAtom(items: configuration.metadata).write(to: &w)
             }
         }
         return (w.bytes, movieDuration)

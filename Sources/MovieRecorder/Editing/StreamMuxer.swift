@@ -32,6 +32,8 @@ public struct StreamMuxer {
         public var creationTime: QuickTimeTimestamp?
         /// Overwrite an existing output file instead of refusing.
         public var overwrite = false
+        /// Movie metadata, written as `moov/meta`; see ``MovieWriter/Configuration/metadata``.
+        public var metadata: [MetadataItem] = []
 
         public init() {}
     }
@@ -62,7 +64,8 @@ public struct StreamMuxer {
     static func mux(video: AnnexBStream, audio: (wav: WAVFile, path: String)?, into sink: any MovieByteSink,
                     options: Options) throws -> MovieWriter.Summary {
         let now = QuickTimeTimestamp(unixSeconds: Int64(SystemClock.unixSeconds()))
-        let writer = MovieWriter(sink: sink, configuration: .init(creationTime: options.creationTime ?? now))
+        let writer = MovieWriter(sink: sink, configuration: .init(creationTime: options.creationTime ?? now,
+                                                                   metadata: options.metadata))
         let rate = options.frameRate
         let videoTrack = try writer.addVideoTrack(VideoTrackFormat(
             h264: video.configuration, timescale: rate.timescale, orientation: options.orientation,
