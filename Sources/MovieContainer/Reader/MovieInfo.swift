@@ -11,6 +11,9 @@ public struct MovieInfo: Sendable {
     /// `mdta` handler (where older FFmpeg put it). Metadata atoms of other handlers, such as
     /// iTunes' `mdir`, are not read.
     public var metadata: [MetadataItem]
+    /// Why metadata could not be read, when a `meta` atom is malformed. Metadata never stops the
+    /// rest of the movie from being read (or its orientation from being edited).
+    public var metadataProblem: String?
     /// The atom tree the summary was read from.
     public var tree: AtomTree
 
@@ -48,9 +51,14 @@ public struct MovieInfo: Sendable {
         tracks = []
         for trak in moov.children("trak") { tracks.append(try TrackInfo(trak: trak)) }
         metadata = []
+        metadataProblem = nil
         for meta in moov.children("meta") + (moov.child("udta")?.children("meta") ?? []) {
-            guard let hdlr = meta.child("hdlr"), try hdlr.decode(HandlerAtom.self).componentSubtype == "mdta" else { continue }
-            metadata += try meta.decode(MetadataAtom.self).items
+            do throws(MovieFormatError) {
+                guard let hdlr = meta.child("hdlr"), try hdlr.decode(HandlerAtom.self).componentSubtype == "mdta" else { continue }
+                metadata += try meta.decode(MetadataAtom.self).items
+            } catch {
+                metadataProblem = error.message
+            }
         }
     }
 }
