@@ -30,6 +30,14 @@ let package = Package(
             swiftSettings: strict
         ),
         .executableTarget(name: "movrec", dependencies: ["MovieRecorder"], swiftSettings: strict),
+        // Run inside the device-test VM (Tests/DeviceRig/run-device-tests): proves that a static
+        // Swift binary, libv4l2 and libasound reach the vivid and snd-aloop drivers.
+        .executableTarget(
+            name: "device-probe",
+            dependencies: ["MovieRecorder", "CV4L2", "CALSA"],
+            path: "Tests/DeviceRig/device-probe",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
         .testTarget(name: "MovieContainerTests", dependencies: ["MovieContainer"], swiftSettings: strict),
         .testTarget(
             name: "MovieRecorderTests",
