@@ -25,10 +25,22 @@ final class DedicatedThread: @unchecked Sendable {
         let box = Unmanaged.passRetained(Box(name, body)).toOpaque()
         let result = pthread_create(&thread, nil, { raw in
             let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
+            DedicatedThread.nameCurrentThread(box.name)
             box.body()
             return nil
         }, box)
         precondition(result == 0, "pthread_create failed for \(name): \(result)")
+    }
+
+    /// Names the calling thread for `top -H`, `ps -L` and debuggers by writing its `comm` file
+    /// (proc(5)), as glibc's `pthread_setname_np` does; Swift's Glibc module does not export that
+    /// function. The kernel keeps the first 15 bytes.
+    private static func nameCurrentThread(_ name: String) {
+        let fd = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        let bytes = Array(name.utf8.prefix(15))
+        _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        close(fd)
     }
 
     /// Waits for the thread to end.

@@ -150,6 +150,24 @@ public final class RandomAccessFile: MovieByteSink, MovieByteSource, @unchecked 
         return result
     }
 
+    /// Reads bytes at `offset` into `buffer`, without an intermediate copy.
+    /// - Returns: The number of bytes read: `buffer.count`, or fewer at the end of the file.
+    /// - Throws: ``FileError`` naming the path, the byte count and the offset.
+    public func read(at offset: UInt64, into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        let fd = try checkedDescriptor("reading")
+        var done = 0
+        while done < buffer.count {
+            let n = pread(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw FileError(path: path, step: "reading \(buffer.count) bytes at byte \(offset)", errno: errno)
+            }
+            if n == 0 { break }
+            done += n
+        }
+        return done
+    }
+
     public func write(_ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws {
         let fd = try checkedDescriptor("writing")
         var done = 0
