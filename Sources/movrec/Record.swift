@@ -2,9 +2,11 @@
 import Glibc
 #endif
 import MovieRecorder
+import Synchronization
 
 /// `movrec record OUT.mov [--video DEVICE|testsrc|FILE.y4m] [--audio DEVICE|tone|FILE.wav|none] …`
-func record(_ args: inout Arguments) async throws -> Int32 {
+func record(_ arguments: Arguments) async throws -> Int32 {
+    var args = arguments
     let videoSpec = try args.option("--video") ?? "/dev/video0"
     let audioSpec = try args.option("--audio") ?? "none"
     let sizeText = try args.option("--size")
@@ -91,11 +93,11 @@ func record(_ args: inout Arguments) async throws -> Int32 {
     }
 
     let interactive = isatty(2) == 1 && !quiet
-    let signals = SignalWatcher.shared
     var result: RecordingResult?
     let started = MonotonicClock.now()
     while result == nil {
-        if let signal = signals.received {
+        let signal = receivedSignal.load(ordering: .relaxed)
+        if signal != 0 {
             if interactive { standardError("") }
             standardError("movrec: \(signal == SIGINT ? "interrupted" : "terminated"); finalizing \(output)")
             result = await movie.stopRecording()
@@ -152,7 +154,7 @@ func makeVideoSource(_ spec: String, size: (Int, Int)?, frameRate: FrameRate?) t
 func makeAudioSource(_ spec: String) throws -> (any AudioSource)? {
     switch spec {
     case "none": return nil
-    case "tone": return ToneSource()
+    case "tone": return try ToneSource()
     default:
         if spec.hasSuffix(".wav") { return try WAVFileSource(path: spec) }
         return try ALSAMicrophone(device: spec)
@@ -174,46 +176,19 @@ func devices(_ args: inout Arguments) throws -> Int32 {
     return 0
 }
 
-/// Takes SIGINT and SIGTERM on a thread of its own (`sigwait`), so a signal only sets a flag
-/// the recorder polls and never interrupts other work.
-final class SignalWatcher: @unchecked Sendable {
-    // @unchecked: `value` is only read and written under `lock`.
-    static let shared = SignalWatcher()
-    private var value: Int32?
-    private var lock = pthread_mutex_t()
+/// The first SIGINT or SIGTERM received, 0 before: stored by the signal handler (a lock-free
+/// atomic store is async-signal-safe) and polled by the recording loop.
+let receivedSignal = Atomic<Int32>(0)
 
-    /// Blocks the signals in this thread (and threads started later) and starts the watcher.
-    static func install() {
-        var set = sigset_t()
-        sigemptyset(&set)
-        sigaddset(&set, SIGINT)
-        sigaddset(&set, SIGTERM)
-        pthread_sigmask(SIG_BLOCK, &set, nil)
-        var thread = pthread_t()
-        pthread_create(&thread, nil, { _ in
-            var set = sigset_t()
-            sigemptyset(&set)
-            sigaddset(&set, SIGINT)
-            sigaddset(&set, SIGTERM)
-            while true {
-                var signal: Int32 = 0
-                if sigwait(&set, &signal) == 0 { SignalWatcher.shared.store(signal) }
-            }
-        }, nil)
-        pthread_detach(thread)
+/// Installs handlers for SIGINT and SIGTERM: the first asks for a clean stop, a second one
+/// leaves at once.
+func installSignalHandlers() {
+    _ = receivedSignal.load(ordering: .relaxed)  // initialise the global before a handler can touch it
+    var action = sigaction()
+    action.__sigaction_handler.sa_handler = { signal in
+        if receivedSignal.exchange(signal, ordering: .relaxed) != 0 { _exit(128 + signal) }
     }
-
-    init() { pthread_mutex_init(&lock, nil) }
-
-    private func store(_ signal: Int32) {
-        pthread_mutex_lock(&lock)
-        if value == nil { value = signal } else { exit(128 + signal) }  // a second signal: leave now
-        pthread_mutex_unlock(&lock)
-    }
-
-    var received: Int32? {
-        pthread_mutex_lock(&lock)
-        defer { pthread_mutex_unlock(&lock) }
-        return value
-    }
+    sigemptyset(&action.sa_mask)
+    sigaction(SIGINT, &action, nil)
+    sigaction(SIGTERM, &action, nil)
 }

@@ -36,7 +36,7 @@ func standardError(_ text: String) {
     _ = line.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
 }
 
-SignalWatcher.install()
+installSignalHandlers()
 let words = Array(CommandLine.arguments.dropFirst())
 guard let command = words.first else {
     standardError(usage)
@@ -49,7 +49,7 @@ do {
     case "inspect": status = try inspect(&args)
     case "rotate": status = try rotate(&args)
     case "mux": status = try mux(&args)
-    case "record": status = try await record(&args)
+    case "record": status = try await record(args)
     case "devices": status = try devices(&args)
     case "help", "--help", "-h":
         print(usage)

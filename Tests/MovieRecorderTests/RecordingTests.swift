@@ -162,11 +162,12 @@ import Testing
         var settings = H264EncoderSettings()
         settings.preset = "veryslow"
         settings.threads = 1
+        settings.options = ["rc-lookahead": "10"]  // a short flush at the end
         let result = try await record(
-            video: TestPatternSource(width: 1280, height: 720, frameRate: FrameRate(frames: 60)),
+            video: TestPatternSource(width: 640, height: 480, frameRate: FrameRate(frames: 60)),
             audio: nil, to: path, settings: settings, stopAfter: .milliseconds(1500))
         #expect(result.isPlayable)
-        #expect(result.droppedFrameCount > 0, "veryslow on one thread cannot encode 720p60 live")
+        #expect(result.droppedFrameCount > 0, "veryslow on one thread cannot encode 640x480 at 60 fps live")
         #expect(try decodeAllFrames(path).errors.isEmpty)
         let d = try streamDurations(path)
         #expect(d.frames == result.frameCount)

@@ -236,7 +236,9 @@ public final class MovieWriter {
     /// Writes the pending chunks, the `mdat` size and the `moov` atom.
     ///
     /// - Parameter endTimes: for video tracks, the time the last frame ends, in the track's
-    ///   ticks; without it, the last frame lasts as long as the one before.
+    ///   ticks; without it, the last frame lasts as long as the one before. For audio tracks,
+    ///   where the audio is cut (on the movie timeline, in ticks of the sample rate); frames past
+    ///   it stay in the file but not in the movie.
     /// - Returns: what was written.
     /// - Throws: ``MovieWriterError`` when there is nothing to write or the sink fails.
     @discardableResult

@@ -122,15 +122,48 @@ final class TrackBuilder {
         sampleCount += UInt64(frames)
     }
 
-    /// Ends the track: fixes the last video sample's duration.
+    /// Ends the track: fixes the last video sample's duration, or cuts audio that runs past
+    /// `endTime` (the frames stay in the file, unreferenced).
     func close(endTime: Int64?) {
-        guard isVideo, firstDecodeTime != nil, finalDuration == nil else { return }
+        if !isVideo {
+            if let endTime, let first = firstDecodeTime { truncateAudio(toFrames: UInt64(max(0, endTime - first))) }
+            return
+        }
+        guard firstDecodeTime != nil, finalDuration == nil else { return }
         var last = lastDelta ?? nominalFrameDuration
         if let endTime, endTime > lastDecodeTime, endTime - lastDecodeTime <= Int64(UInt32.max) {
             last = UInt32(endTime - lastDecodeTime)
         }
         finalDuration = last
         durations.append(last)
+    }
+
+    /// Keeps only the first `frames` PCM frames in the tables. Call after the last chunk is
+    /// written.
+    func truncateAudio(toFrames frames: UInt64) {
+        guard sampleCount > frames, chunkSampleCount == 0 else { return }
+        // Samples per chunk, expanded from the runs (chunks are few: two a second).
+        var perChunk: [UInt32] = []
+        perChunk.reserveCapacity(chunkOffsets.count)
+        for (i, entry) in samplesPerChunk.enumerated() {
+            let next = i + 1 < samplesPerChunk.count ? Int(samplesPerChunk[i + 1].firstChunk) : chunkOffsets.count + 1
+            perChunk.append(contentsOf: repeatElement(entry.samplesPerChunk, count: next - Int(entry.firstChunk)))
+        }
+        var kept: [UInt32] = []
+        var remaining = frames
+        for count in perChunk where remaining > 0 {
+            let take = UInt32(min(UInt64(count), remaining))
+            kept.append(take)
+            remaining -= UInt64(take)
+        }
+        chunkOffsets.removeLast(chunkOffsets.count - kept.count)
+        samplesPerChunk = []
+        for (i, count) in kept.enumerated() where samplesPerChunk.last?.samplesPerChunk != count {
+            samplesPerChunk.append(.init(firstChunk: UInt32(i + 1), samplesPerChunk: count))
+        }
+        durations = RunLengthTable()
+        durations.append(1, count: frames)
+        sampleCount = frames
     }
 
     /// Records a chunk written at `offset` holding the pending samples.
@@ -158,8 +191,9 @@ final class TrackBuilder {
         let presentationEnd = presentationStart + Int64(mediaDuration)
         var edits: [EditListAtom.Entry] = []
         let visibleStart = max(presentationStart, 0)
-        if visibleStart > 0 {
-            edits.append(.init(segmentDuration: UInt64(rescale(visibleStart, from: timescale, to: movieTimescale)), mediaTime: -1))
+        let gap = rescale(visibleStart, from: timescale, to: movieTimescale)
+        if gap > 0 {
+            edits.append(.init(segmentDuration: UInt64(gap), mediaTime: -1))
         }
         guard presentationEnd > visibleStart else { return edits }
         let duration = rescale(presentationEnd - visibleStart, from: timescale, to: movieTimescale)

@@ -185,6 +185,8 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
         state.withLock { $0.pipeline }?.receive(event)
     }
 
+    var isConsumingMedia: Bool { state.withLock { $0.pipeline != nil } }
+
     func receive(_ event: AudioSourceEvent) {
         state.withLock { $0.pipeline }?.receive(event)
     }

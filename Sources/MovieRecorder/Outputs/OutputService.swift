@@ -29,4 +29,8 @@ protocol MediaReceiver: AnyObject, Sendable {
     func disconnect()
     func receive(_ event: VideoSourceEvent)
     func receive(_ event: AudioSourceEvent)
+    /// A Boolean value that indicates whether the output is using media now (a recording is
+    /// in progress). File sources wait until some output is, so a file is not read to its end
+    /// before anyone records it.
+    var isConsumingMedia: Bool { get }
 }

@@ -160,6 +160,7 @@ final class RecordingPipeline: Sendable {
         guard audio != nil else { return }
         switch event {
         case .buffer(let buffer):
+            if !audio!.isLive { waitForVideo(reaching: buffer.timestamp) }
             let pass: Bool = state.withLock { s in
                 guard s.failed == nil, !s.audioEnded else { return false }
                 return true
@@ -183,6 +184,20 @@ final class RecordingPipeline: Sendable {
             endAudio()
         case .ended:
             endAudio()
+        }
+    }
+
+    /// Holds a file or synthetic audio source (read faster than real time) until the video
+    /// has come within half a second of `time`, so audio does not run far ahead of the frames.
+    private func waitForVideo(reaching time: UInt64) {
+        while true {
+            let wait: Bool = state.withLock { s in
+                guard s.failed == nil, !s.stopping, !s.audioEnded else { return false }
+                guard let start = s.videoStart else { return true }
+                return time > max(start, s.lastVideoTimestamp) + 500_000_000
+            }
+            guard wait else { return }
+            MonotonicClock.sleep(until: MonotonicClock.now() + 1_000_000)
         }
     }
 
@@ -226,7 +241,7 @@ final class RecordingPipeline: Sendable {
         do {
             while let frame = frames.pop() {
                 let start = state.withLock { $0.videoStart } ?? frame.timestamp
-                var presentation = Int64((frame.timestamp &- start) * UInt64(timescale) / 1_000_000_000)
+                var presentation = Self.ticks(Int64(bitPattern: frame.timestamp &- start), rate: Int64(timescale))
                 if presentation <= lastPresentation { presentation = lastPresentation + 1 }
                 lastPresentation = presentation
                 if let sample = try encoder.encode(frame, presentationTime: presentation) {
@@ -321,11 +336,15 @@ final class RecordingPipeline: Sendable {
                     $0.bytesWritten = bytes
                 }
             }
-            let videoEndTicks: Int64 = state.withLock { s in
+            let span: Int64 = state.withLock { s in
                 guard let start = s.videoStart, let end = s.videoEnd else { return 0 }
-                return Int64((end - start) * UInt64(timescale) / 1_000_000_000)
+                return Int64(end - start)
             }
-            _ = try writer.finish(endTimes: [videoTrack: (firstDecodeTime ?? 0) + videoEndTicks])
+            var endTimes = [videoTrack: (firstDecodeTime ?? 0) + Self.ticks(span, rate: Int64(timescale))]
+            // Audio that ran ahead of the last frame (a file source is read faster than video is
+            // encoded) is cut where the video ends.
+            if let audioTrack { endTimes[audioTrack] = Self.ticks(span, rate: audioRate) }
+            _ = try writer.finish(endTimes: endTimes)
             try file.synchronize()
         } catch {
             fail(RecordingError(.fileError, "MovieFileOutput: writing \(settings.path): \(error)"))
@@ -376,9 +395,13 @@ final class RecordingPipeline: Sendable {
         onFinish(result)
     }
 
+    /// Nanoseconds to ticks of `rate`, rounded to the nearest tick.
     static func ticks(_ nanoseconds: Int64, rate: Int64) -> Int64 {
         let (high, low) = nanoseconds.multipliedFullWidth(by: rate)
-        return Int64(1_000_000_000).dividingFullWidth((high, low)).quotient
+        let (quotient, remainder) = Int64(1_000_000_000).dividingFullWidth((high, low))
+        if remainder >= 500_000_000 { return quotient + 1 }
+        if remainder < -500_000_000 { return quotient - 1 }
+        return quotient
     }
 
     static func duration(nanoseconds: UInt64) -> Duration {

@@ -91,6 +91,8 @@ public actor CaptureSession {
     public private(set) var isRunning = false
     private var wasInterrupted = false
     private let router: MediaRouter
+    /// One gate per running source; halting it releases a file source waiting for a consumer.
+    private var gates: [ObjectIdentifier: SourceGate] = [:]
     private let eventContinuation: AsyncStream<Event>.Continuation
     /// The session's events, newest kept when nobody reads (up to 32).
     public nonisolated let events: AsyncStream<Event>
@@ -132,11 +134,15 @@ public actor CaptureSession {
             }
         } catch {
             let undo = started
+            if videoChanged { halt(proposed.videoInput) }
+            if audioChanged { halt(proposed.audioInput) }
             await runBlocking { for stop in undo { stop() } }
             throw error
         }
         let oldVideo = videoChanged ? old.videoInput : nil
         let oldAudio = audioChanged ? old.audioInput : nil
+        halt(oldVideo)
+        halt(oldAudio)
         await runBlocking {
             oldVideo?.stop()
             oldAudio?.stop()
@@ -176,6 +182,7 @@ public actor CaptureSession {
                 try await start(audio)
             } catch {
                 let video = configuration.videoInput
+                halt(video)
                 await runBlocking { video?.stop() }
                 for output in configuration.outputs { (output as? any MediaReceiver)?.disconnect() }
                 throw error
@@ -194,6 +201,8 @@ public actor CaptureSession {
         guard isRunning else { return }
         isRunning = false
         let (video, audio) = (configuration.videoInput, configuration.audioInput)
+        halt(video)
+        halt(audio)
         await runBlocking {
             video?.stop()
             audio?.stop()
@@ -202,6 +211,12 @@ public actor CaptureSession {
         router.setReceivers([])
         if router.takeInterrupted() { wasInterrupted = true }
         eventContinuation.yield(.stopped)
+    }
+
+    /// Releases a source's thread from waiting for a consumer, so it can stop.
+    private func halt(_ source: AnyObject?) {
+        guard let source else { return }
+        gates.removeValue(forKey: ObjectIdentifier(source))?.halt()
     }
 
     private func sourceDescription() -> SourceDescription {
@@ -213,7 +228,9 @@ public actor CaptureSession {
     private func start(_ source: any VideoSource) async throws {
         let router = self.router
         do {
-            try await runOnDedicatedThread(name: "movrec-start") { try source.start { router.route($0) } }
+            let gate = SourceGate(live: source.isLive)
+            gates[ObjectIdentifier(source)] = gate
+            try await runOnDedicatedThread(name: "movrec-start") { try source.start { router.route($0, gate: gate) } }
         } catch let error as CaptureError {
             throw error
         } catch {
@@ -224,7 +241,9 @@ public actor CaptureSession {
     private func start(_ source: any AudioSource) async throws {
         let router = self.router
         do {
-            try await runOnDedicatedThread(name: "movrec-start") { try source.start { router.route($0) } }
+            let gate = SourceGate(live: source.isLive)
+            gates[ObjectIdentifier(source)] = gate
+            try await runOnDedicatedThread(name: "movrec-start") { try source.start { router.route($0, gate: gate) } }
         } catch let error as CaptureError {
             throw error
         } catch {
@@ -249,6 +268,15 @@ final class MediaRouter: Sendable {
 
     func setReceivers(_ list: [any MediaReceiver]) { receivers.withLock { $0 = list } }
 
+    /// Holds a file source's thread until some output consumes media or its gate is halted:
+    /// files wait, cameras never do.
+    private func waitForConsumer(_ gate: SourceGate) {
+        guard !gate.live else { return }
+        while !gate.isHalted, !receivers.withLock({ $0.contains { $0.isConsumingMedia } }) {
+            MonotonicClock.sleep(until: MonotonicClock.now() + 2_000_000)
+        }
+    }
+
     func takeInterrupted() -> Bool {
         interrupted.withLock { flag in
             let was = flag
@@ -257,12 +285,14 @@ final class MediaRouter: Sendable {
         }
     }
 
-    func route(_ event: VideoSourceEvent) {
+    func route(_ event: VideoSourceEvent, gate: SourceGate) {
+        waitForConsumer(gate)
         if case .interrupted(let reason) = event { noteInterruption(reason) }
         for receiver in receivers.withLock({ $0 }) { receiver.receive(event) }
     }
 
-    func route(_ event: AudioSourceEvent) {
+    func route(_ event: AudioSourceEvent, gate: SourceGate) {
+        waitForConsumer(gate)
         if case .interrupted(let reason) = event { noteInterruption(reason) }
         for receiver in receivers.withLock({ $0 }) { receiver.receive(event) }
     }
@@ -271,4 +301,13 @@ final class MediaRouter: Sendable {
         interrupted.withLock { $0 = true }
         onInterruption(reason)
     }
+}
+
+/// Whether a started source is live, and whether its session has let it go.
+final class SourceGate: Sendable {
+    let live: Bool
+    private let halted = Atomic<Bool>(false)
+    init(live: Bool) { self.live = live }
+    func halt() { halted.store(true, ordering: .releasing) }
+    var isHalted: Bool { halted.load(ordering: .acquiring) }
 }
