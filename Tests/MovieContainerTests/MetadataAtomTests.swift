@@ -368,7 +368,7 @@ struct WrittenMovieMetadataTests {
         let damaged = try MovieInfo(source: InMemoryMovieSource(hostile))
         #expect(damaged.metadata.isEmpty)
         #expect(damaged.metadataProblem?.contains("'keys'") == true, "\(damaged.metadataProblem ?? "no problem reported")")
-        #expect(damaged.videoTrack != nil, "broken metadata does not hide the tracks")
+        #expect(damaged.tracks.count == 1, "broken metadata does not hide the tracks")
 
         var itunes = file
         let subtype = Int(meta.offset) + 8 + 16  // hdlr size, type, version and flags, component type
