@@ -23,10 +23,11 @@ let package = Package(
         .systemLibrary(name: "CX264", providers: [.apt(["libx264-dev"])]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CV4L2", pkgConfig: "libv4lconvert", providers: [.apt(["libv4l-dev"])]),
+        .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         // Files, capture, encoding and orchestration on top of the container.
         .target(
             name: "MovieRecorder",
-            dependencies: ["MovieContainer", "CX264", "CALSA", "CV4L2"],
+            dependencies: ["MovieContainer", "CX264", "CALSA", "CV4L2", "CTurboJPEG"],
             swiftSettings: strict
         ),
         .executableTarget(name: "movrec", dependencies: ["MovieRecorder"], swiftSettings: strict),
