@@ -1,0 +1,328 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Synchronization
+
+/// An accelerometer the Linux kernel's Industrial I/O subsystem exposes in sysfs, read as the
+/// device's gravity vector.
+///
+/// Each axis is read from its `in_accel_{x,y,z}_raw` file and converted to m/s² as
+/// `(raw + offset) × scale` (Documentation/ABI/testing/sysfs-bus-iio). A per-axis
+/// `in_accel_x_scale` or `in_accel_x_offset` wins over the shared `in_accel_scale` or
+/// `in_accel_offset`; the offset is optional, a scale is required. The scale and offset files
+/// are read with every reading, since writing a new range to `in_accel_scale` changes them.
+/// The result is then turned from the chip's axes into the device's by the mount matrix
+/// (`in_accel_mount_matrix`, `in_mount_matrix` or `mount_matrix`, in that order; see
+/// ``MountMatrix``), or left as it is when the driver publishes none.
+///
+/// ``read()`` reads once, on the caller's thread. ``start(handler:)`` polls on a dedicated
+/// thread every ``pollingInterval``, the first reading at once; a poll that fails is skipped
+/// (a sensor can fail for a moment around suspend) and kept in ``lastPollingError``.
+/// ``stop()`` interrupts the wait between polls, so it returns within one reading, however long
+/// the interval. `start` while polling throws ``GravitySourceError/Code/alreadyRunning``; after
+/// `stop` it starts again. Releasing the last reference stops the polling.
+public final class IIOAccelerometer: GravitySource {
+    /// The device's sysfs directory, such as `/sys/bus/iio/devices/iio:device0`.
+    public let path: String
+    /// The chip's name from the device's `name` file, such as `bmc150_accel`, if it has one.
+    public let name: String?
+    /// The device's `label` file, such as `accel-display` on a convertible, if it has one.
+    public let label: String?
+    /// The matrix that takes readings from the chip's axes to the device's.
+    public let mountMatrix: MountMatrix
+    /// The time between polls after ``start(handler:)``.
+    public let pollingInterval: Duration
+
+    private let channels: Channels
+    private let readings = Readings()
+    private let thread: SourceThread
+
+    /// Opens the accelerometer whose sysfs directory is `path`.
+    /// - Parameters:
+    ///   - path: The device directory, such as `/sys/bus/iio/devices/iio:device0`.
+    ///   - pollingInterval: The time between polls after ``start(handler:)``; positive.
+    /// - Throws: ``GravitySourceError`` with ``GravitySourceError/Code/notFound`` when `path`
+    ///   is not a directory, ``GravitySourceError/Code/missingFile`` when an axis has no `_raw`
+    ///   file or no scale file, ``GravitySourceError/Code/unreadable`` or
+    ///   ``GravitySourceError/Code/malformed`` for a `name`, `label` or mount matrix file that
+    ///   cannot be read, and ``GravitySourceError/Code/invalidMountMatrix`` for a mount matrix
+    ///   that is not three rows of three numbers or is singular.
+    public init(path: String, pollingInterval: Duration = .milliseconds(100)) throws(GravitySourceError) {
+        precondition(pollingInterval > .zero, "the polling interval must be positive, not \(pollingInterval)")
+        let directory = path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
+        guard Sysfs.isDirectory(directory) else {
+            throw GravitySourceError(.notFound, path: directory,
+                                     "no such IIO device directory — list /sys/bus/iio/devices, "
+                                     + "or use IIOAccelerometer.find() to pick the accelerometer")
+        }
+        self.path = directory
+        self.pollingInterval = pollingInterval
+        name = try Sysfs.optionalText(directory, "name")
+        label = try Sysfs.optionalText(directory, "label")
+        channels = try Channels(directory: directory)
+        mountMatrix = try Self.readMountMatrix(directory)
+        thread = SourceThread(sourceName: directory, threadName: "iio accel")
+    }
+
+    /// Finds an accelerometer among the IIO devices.
+    ///
+    /// Devices are tried in the order of their numbers (`iio:device0`, `iio:device1`, …); only
+    /// those with all three `in_accel_{x,y,z}_raw` files count. Without a name, the first one
+    /// is taken, except that one labelled `accel-display` wins: a convertible with a hinge has
+    /// a second accelerometer, labelled `accel-base`, in its keyboard half, which does not turn
+    /// with the screen and the cameras.
+    /// - Parameters:
+    ///   - name: The text of the device's `name` file (such as `bmc150_accel`) or `label` file
+    ///     (such as `accel-display`) to choose, or `nil` for the first accelerometer.
+    ///   - root: The directory holding the devices.
+    ///   - pollingInterval: The time between polls after ``start(handler:)``.
+    /// - Throws: ``GravitySourceError`` with ``GravitySourceError/Code/notFound`` when `root`
+    ///   cannot be listed or holds no matching accelerometer, or any error of
+    ///   ``init(path:pollingInterval:)`` for the device found.
+    public static func find(named name: String? = nil, in root: String = "/sys/bus/iio/devices",
+                            pollingInterval: Duration = .milliseconds(100)) throws(GravitySourceError) -> IIOAccelerometer {
+        guard let entries = Sysfs.entries(of: root) else {
+            throw GravitySourceError(.notFound, path: root,
+                                     "cannot list the IIO devices (\(String(cString: strerror(errno)))) — "
+                                     + "this kernel may lack IIO support (CONFIG_IIO), or the path is wrong")
+        }
+        let devices = entries.compactMap { entry -> (number: Int, directory: String)? in
+            guard entry.hasPrefix("iio:device"), let number = Int(entry.dropFirst("iio:device".count)) else { return nil }
+            return (number, root + "/" + entry)
+        }.sorted { $0.number < $1.number }.map(\.directory)
+
+        var seen: [String] = []
+        var accelerometers: [(directory: String, name: String?, label: String?)] = []
+        for directory in devices {
+            let deviceName = try? Sysfs.optionalText(directory, "name")
+            let deviceLabel = try? Sysfs.optionalText(directory, "label")
+            let isAccelerometer = ["x", "y", "z"].allSatisfy { Sysfs.exists(directory + "/in_accel_\($0)_raw") }
+            seen.append((directory.split(separator: "/").last.map(String.init) ?? directory)
+                        + " (" + (deviceName ?? "no name") + (isAccelerometer ? ", accelerometer" : "") + ")")
+            if isAccelerometer { accelerometers.append((directory, deviceName, deviceLabel)) }
+        }
+        let chosen: String?
+        if let name {
+            chosen = accelerometers.first { $0.name == name || $0.label == name }?.directory
+        } else {
+            chosen = (accelerometers.first { $0.label == "accel-display" } ?? accelerometers.first)?.directory
+        }
+        guard let chosen else {
+            let wanted = name.map { "no accelerometer named '\($0)'" } ?? "no accelerometer (a device with in_accel_x_raw, in_accel_y_raw and in_accel_z_raw)"
+            let found = seen.isEmpty ? "there are no IIO devices" : "found " + seen.joined(separator: ", ")
+            throw GravitySourceError(.notFound, path: root,
+                                     "\(wanted); \(found) — check that the sensor's driver is loaded (dmesg, lsmod), "
+                                     + "or set the device's rotation by hand with ManualGravitySource")
+        }
+        return try IIOAccelerometer(path: chosen, pollingInterval: pollingInterval)
+    }
+
+    /// The latest reading, by ``read()`` or by polling, or `nil` before the first.
+    public var currentGravity: GravityVector? { readings.latest.withLock { $0 } }
+
+    /// The error of the latest poll that failed, or `nil` when none has failed since the last
+    /// reading that succeeded.
+    public var lastPollingError: GravitySourceError? { readings.failure.withLock { $0 } }
+
+    /// Reads the three axes once, on the calling thread.
+    /// - Returns: The device's gravity vector in m/s², in the device's frame.
+    /// - Throws: ``GravitySourceError`` naming the file that is missing
+    ///   (``GravitySourceError/Code/missingFile``), cannot be read
+    ///   (``GravitySourceError/Code/unreadable``) or does not hold a number
+    ///   (``GravitySourceError/Code/malformed``).
+    public func read() throws(GravitySourceError) -> GravityVector {
+        let g = mountMatrix.apply(try channels.read())
+        readings.latest.withLock { $0 = g }
+        return g
+    }
+
+    /// Starts polling on a dedicated thread: one reading at once, then one every
+    /// ``pollingInterval``, each handed to `handler` on that thread, in order.
+    /// - Throws: ``GravitySourceError`` with ``GravitySourceError/Code/alreadyRunning`` while
+    ///   polling.
+    public func start(handler: @escaping @Sendable (GravityVector) -> Void) throws(GravitySourceError) {
+        let channels = self.channels, matrix = mountMatrix, readings = self.readings
+        let interval = Self.nanoseconds(pollingInterval)
+        do {
+            try thread.start { run in
+                var due = MonotonicClock.now()
+                while !run.isStopRequested {
+                    do throws(GravitySourceError) {
+                        let g = matrix.apply(try channels.read())
+                        readings.latest.withLock { $0 = g }
+                        readings.failure.withLock { $0 = nil }
+                        handler(g)
+                    } catch {
+                        readings.failure.withLock { $0 = error }
+                    }
+                    // A late poll (a slow driver or handler) is followed by a full interval,
+                    // not by readings back to back to catch up.
+                    let now = MonotonicClock.now()
+                    due = due &+ interval
+                    if due <= now { due = now &+ interval }
+                    guard run.wait(until: due) else { return }
+                }
+            }
+        } catch {
+            throw GravitySourceError(.alreadyRunning, path: path,
+                                     "the accelerometer is already being polled; call stop() before starting it again")
+        }
+    }
+
+    /// Stops polling and waits for the polling thread to end. Called from the handler, it
+    /// returns at once and no reading follows.
+    public func stop() { thread.stop() }
+
+    // MARK: - Reading sysfs
+
+    /// What the polling thread updates: the latest reading and the latest failure.
+    private final class Readings: Sendable {
+        let latest = Mutex<GravityVector?>(nil)
+        let failure = Mutex<GravitySourceError?>(nil)
+    }
+
+    /// The files one axis is read from.
+    private struct Channel: Sendable {
+        let raw: String
+        let scale: String
+        let offset: String?
+    }
+
+    /// The three axes' files in a device directory, found once when the device is opened.
+    private struct Channels: Sendable {
+        let directory: String
+        let x: Channel
+        let y: Channel
+        let z: Channel
+
+        init(directory: String) throws(GravitySourceError) {
+            func channel(_ axis: String) throws(GravitySourceError) -> Channel {
+                let raw = "in_accel_\(axis)_raw"
+                guard Sysfs.exists(directory + "/" + raw) else {
+                    throw GravitySourceError(.missingFile, path: directory, file: raw,
+                                             "no such file: this IIO device is not a three-axis accelerometer — use IIOAccelerometer.find() to pick one")
+                }
+                let scale = ["in_accel_\(axis)_scale", "in_accel_scale"].first { Sysfs.exists(directory + "/" + $0) }
+                guard let scale else {
+                    throw GravitySourceError(.missingFile, path: directory, file: "in_accel_scale",
+                                             "no such file, nor in_accel_\(axis)_scale: without a scale the raw counts cannot "
+                                             + "be turned into m/s² — the driver is too old or does not follow the IIO ABI")
+                }
+                let offset = ["in_accel_\(axis)_offset", "in_accel_offset"].first { Sysfs.exists(directory + "/" + $0) }
+                return Channel(raw: raw, scale: scale, offset: offset)
+            }
+            self.directory = directory
+            x = try channel("x")
+            y = try channel("y")
+            z = try channel("z")
+        }
+
+        /// Reads the three axes in the chip's frame, in m/s².
+        func read() throws(GravitySourceError) -> GravityVector {
+            // A shared scale or offset file is read once per reading, not once per axis.
+            var values: [String: Double] = [:]
+            func value(_ file: String) throws(GravitySourceError) -> Double {
+                if let known = values[file] { return known }
+                let number = try Sysfs.number(directory, file)
+                values[file] = number
+                return number
+            }
+            func axis(_ channel: Channel) throws(GravitySourceError) -> Double {
+                let raw = try value(channel.raw)
+                var offset = 0.0
+                if let file = channel.offset { offset = try value(file) }
+                return (raw + offset) * (try value(channel.scale))
+            }
+            return GravityVector(x: try axis(x), y: try axis(y), z: try axis(z))
+        }
+    }
+
+    /// The device's mount matrix, or the identity when it publishes none.
+    private static func readMountMatrix(_ directory: String) throws(GravitySourceError) -> MountMatrix {
+        for file in ["in_accel_mount_matrix", "in_mount_matrix", "mount_matrix"] where Sysfs.exists(directory + "/" + file) {
+            let text = try Sysfs.text(directory, file)
+            do {
+                return try MountMatrix(parsing: text)
+            } catch {
+                throw GravitySourceError(.invalidMountMatrix, path: directory, file: file,
+                                         "'\(trimmingSysfsWhitespace(text))' is not a usable mount matrix: \(error.reason) — "
+                                         + "the kernel writes it as \"x1, y1, z1; x2, y2, z2; x3, y3, z3\"; "
+                                         + "fix the device tree's or ACPI table's mount-matrix, or report the driver")
+            }
+        }
+        return .identity
+    }
+
+    private static func nanoseconds(_ duration: Duration) -> UInt64 {
+        let (seconds, attoseconds) = duration.components
+        return UInt64(seconds) &* 1_000_000_000 &+ UInt64(attoseconds / 1_000_000_000)
+    }
+}
+
+/// Reading the one-value text files of sysfs.
+enum Sysfs {
+    static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0
+    }
+
+    static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    /// The names in a directory, without `.` and `..`; `nil` when it cannot be listed.
+    static func entries(of directory: String) -> [String]? {
+        guard let dir = opendir(directory) else { return nil }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// The text of `directory/file`. Sysfs gives an attribute at most a page, and a read
+    /// asks the driver for a fresh value.
+    static func text(_ directory: String, _ file: String) throws(GravitySourceError) -> String {
+        do {
+            let handle = try RandomAccessFile(path: directory + "/" + file, mode: .read)
+            defer { try? handle.close() }
+            return String(decoding: try handle.read(at: 0, count: 4096), as: UTF8.self)
+        } catch let error as FileError {
+            let reason = String(cString: strerror(error.errno))
+            switch error.code {
+            case .notFound:
+                throw GravitySourceError(.missingFile, path: directory, file: file,
+                                         "\(reason) — the device was removed, or its driver was unloaded; find the accelerometer again")
+            case .permissionDenied:
+                throw GravitySourceError(.unreadable, path: directory, file: file,
+                                         "\(reason) — the file's permissions do not let this user read it; a udev rule can grant access")
+            default:
+                throw GravitySourceError(.unreadable, path: directory, file: file,
+                                         "\(reason) — the driver could not read the sensor; it may be suspended or failing (see dmesg)")
+            }
+        } catch {
+            throw GravitySourceError(.unreadable, path: directory, file: file, "\(error)")
+        }
+    }
+
+    /// The trimmed text of `directory/file`, or `nil` when there is no such file.
+    static func optionalText(_ directory: String, _ file: String) throws(GravitySourceError) -> String? {
+        guard exists(directory + "/" + file) else { return nil }
+        return trimmingSysfsWhitespace(try text(directory, file))
+    }
+
+    /// The one number `directory/file` holds, such as `-1021` or `0.009576806`.
+    static func number(_ directory: String, _ file: String) throws(GravitySourceError) -> Double {
+        let text = trimmingSysfsWhitespace(try self.text(directory, file))
+        guard let value = Double(text), value.isFinite else {
+            let shown = text.isEmpty ? "the file is empty" : "'\(text.prefix(40))' is not a number"
+            throw GravitySourceError(.malformed, path: directory, file: file,
+                                     "\(shown); it should hold one decimal value such as 1024 or 0.009576806 — "
+                                     + "check that the directory is an IIO accelerometer's")
+        }
+        return value
+    }
+}
