@@ -11,8 +11,11 @@ func record(_ arguments: Arguments) async throws -> Int32 {
     let audioSpec = try args.option("--audio") ?? "none"
     let sizeText = try args.option("--size")
     let fpsText = try args.option("--fps")
-    let rotationText = try args.option("--rotation") ?? "0"
+    let rotationOption = try args.option("--rotation")
+    let rotationText = rotationOption ?? "0"
     let mirror = args.flag("--mirror")
+    let gravityText = try args.option("--gravity")
+    let mountingText = try args.option("--mounting")
     let durationText = try args.option("--duration")
     let overwrite = args.flag("--overwrite")
     var settings = H264EncoderSettings()
@@ -73,8 +76,14 @@ func record(_ arguments: Arguments) async throws -> Int32 {
 
     let video = try makeVideoSource(videoSpec, size: size, frameRate: frameRate)
     let audio = try makeAudioSource(audioSpec)
+    let gravity = try gravityText.map(makeGravitySource)
+    if gravity != nil && rotationOption != nil {
+        throw Arguments.UsageError(description: "--rotation and --gravity exclude each other: the angle comes from one or the other")
+    }
+    let mounting = try mountingText.map(parseMounting) ?? (video is V4L2Camera ? nil : CameraMounting(position: .back))
 
-    let session = CaptureSession()
+    let service = CaptureService()
+    let session = service.session
     let movie = MovieFileOutput(encoderSettings: settings)
     movie.maxRecordedDuration = maxDuration
     try movie.setVideoRotationAngle(Double(orientation.rotationAngle))
@@ -82,7 +91,19 @@ func record(_ arguments: Arguments) async throws -> Int32 {
     try await session.configure { config in
         try config.addInput(video)
         if let audio { try config.addInput(audio) }
-        try config.addOutput(movie)
+    }
+    try await service.addOutput(movie)
+    var observer: RotationObserver?
+    if let gravity {
+        // The angle at the start comes from gravity and the camera's mounting; later turns are
+        // reported in the result, as on Apple platforms.
+        let rotation = RotationObserver(gravitySource: gravity)
+        await service.observeRotation(of: rotation)
+        try rotation.setCamera(video, mounting: mounting)
+        let expected = rotation.coordinator?.videoRotationAngleForHorizonLevelCapture ?? 0
+        for _ in 0..<200 where movie.videoRotationAngle != expected { try? await Task.sleep(for: .milliseconds(5)) }
+        observer = rotation
+        if !quiet { standardError("movrec: gravity says \(Int(expected))° (\(rotation.coordinator?.mounting.description ?? ""))") }
     }
     try await session.startRunning()
     do {
@@ -119,6 +140,8 @@ func record(_ arguments: Arguments) async throws -> Int32 {
     }
     if interactive { standardError("") }
     await session.stopRunning()
+    await service.stopObservingRotation()
+    withExtendedLifetime(observer) {}
     guard let result else { return 1 }
     print(result)
     if !result.isPlayable { return 1 }
@@ -158,6 +181,73 @@ func makeAudioSource(_ spec: String) throws -> (any AudioSource)? {
     default:
         if spec.hasSuffix(".wav") { return try WAVFileSource(path: spec) }
         return try ALSAMicrophone(device: spec)
+    }
+}
+
+func makeGravitySource(_ spec: String) throws -> any GravitySource {
+    if spec == "manual" { return ManualGravitySource(.upright(rotatedClockwise: 0)) }
+    guard spec == "iio" || spec.hasPrefix("iio:") else {
+        throw Arguments.UsageError(description: "--gravity \(spec) is not iio, iio:NAME, iio:/sys/bus/iio/devices/iio:deviceN or manual")
+    }
+    let device = spec.dropFirst(4)
+    if device.hasPrefix("/") { return try IIOAccelerometer(path: String(device)) }
+    return try IIOAccelerometer.find(named: device.isEmpty ? nil : String(device))
+}
+
+func parseMounting(_ text: String) throws -> CameraMounting {
+    let parts = text.split(separator: ":")
+    let rotation = parts.count > 1 ? Int(parts[1]) : 0
+    guard let rotation, [0, 90, 180, 270].contains(rotation) else {
+        throw Arguments.UsageError(description: "--mounting \(text) needs a sensor rotation of 0, 90, 180 or 270")
+    }
+    switch parts.first {
+    case "front": return CameraMounting(position: .front, sensorRotation: rotation)
+    case "back": return CameraMounting(position: .back, sensorRotation: rotation)
+    case "external": return CameraMounting(position: .external, sensorRotation: rotation)
+    default: throw Arguments.UsageError(description: "--mounting \(text) is not front, back or external[:ROTATION]")
+    }
+}
+
+/// `movrec photo OUT.jpg [--video DEVICE|testsrc] [--size WxH] [--rotation A] [--mirror] [--quality N] [--overwrite]`
+func photo(_ arguments: Arguments) async throws -> Int32 {
+    var args = arguments
+    let videoSpec = try args.option("--video") ?? "/dev/video0"
+    let sizeText = try args.option("--size")
+    let rotationText = try args.option("--rotation") ?? "0"
+    let qualityText = try args.option("--quality") ?? "90"
+    let mirror = args.flag("--mirror")
+    let overwrite = args.flag("--overwrite")
+    try args.finish(positionalCount: 1...1)
+    guard let angle = Double(rotationText) else { throw Arguments.UsageError(description: "--rotation \(rotationText) is not a number") }
+    guard let quality = Int(qualityText) else { throw Arguments.UsageError(description: "--quality \(qualityText) is not a whole number") }
+    var size: (Int, Int)?
+    if let sizeText {
+        let parts = sizeText.split(separator: "x")
+        guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]) else {
+            throw Arguments.UsageError(description: "--size \(sizeText) is not WIDTHxHEIGHT")
+        }
+        size = (w, h)
+    }
+    let video = try makeVideoSource(videoSpec, size: size, frameRate: nil)
+    let model = (video as? V4L2Camera)?.device.name ?? video.name
+    let output = PhotoOutput(model: model)
+    try output.setVideoRotationAngle(angle)
+    output.setVideoMirrored(mirror)
+    let session = CaptureSession()
+    try await session.configure { config in
+        try config.addInput(video)
+        try config.addOutput(output)
+    }
+    try await session.startRunning()
+    do {
+        let result = try await output.capturePhoto(to: args.positional[0], overwrite: overwrite,
+                                                   settings: PhotoSettings(quality: quality, model: model))
+        await session.stopRunning()
+        print(result)
+        return 0
+    } catch {
+        await session.stopRunning()
+        throw error
     }
 }
 

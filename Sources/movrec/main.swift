@@ -18,10 +18,17 @@ let usage = """
              [--size WxH] [--fps N[/D]] [--rotation A] [--mirror] [--duration S] [--overwrite]
              [--preset P] [--tune T] [--profile P] [--crf N | --bitrate KBITS] [--keyint N]
              [--bframes N] [--threads N] [--x264-params k=v:k=v] [--quiet]
+             [--gravity iio[:NAME|:PATH] | manual] [--mounting front|back|external[:ROTATION]]
           Record H.264 and PCM into a QuickTime movie from a V4L2 camera (default /dev/video0),
           the test pattern or a Y4M file, and an ALSA device, a tone or a WAV file (default
           none). The rotation goes into the track matrix. Ctrl-C or SIGTERM stops cleanly with
-          a finalized movie; --duration stops after that many seconds of media.
+          a finalized movie; --duration stops after that many seconds of media. With --gravity
+          the angle comes from the accelerometer and the camera's mounting (the driver's, or
+          --mounting) instead of --rotation.
+      photo OUT.jpg [--video DEVICE|testsrc] [--size WxH] [--rotation A] [--mirror]
+            [--quality N] [--overwrite]
+          Capture one still as JPEG; the orientation goes into the Exif Orientation tag, the
+          pixels are not rotated.
       devices
           List cameras with their formats, sizes and frame rates, and microphones.
       mux OUT.mov --video FILE.264 [--audio FILE.wav] [--fps N[/D]] [--rotation A] [--mirror] [--overwrite]
@@ -51,6 +58,7 @@ do {
     case "mux": status = try mux(&args)
     case "record": status = try await record(args)
     case "devices": status = try devices(&args)
+    case "photo": status = try await photo(args)
     case "help", "--help", "-h":
         print(usage)
         status = 0

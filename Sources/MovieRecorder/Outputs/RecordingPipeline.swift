@@ -43,6 +43,8 @@ final class RecordingPipeline: Sendable {
         var dropped = 0
         var corrupted = 0
         var overruns = 0
+        /// Added to the timestamps of a non-live audio source to align it with the video.
+        var audioOffset: Int64?
         var bytesWritten: UInt64 = 0
         var writtenDuration: Duration = .zero
         var rotationChanges: [RotationChange] = []
@@ -159,13 +161,20 @@ final class RecordingPipeline: Sendable {
     func receive(_ event: AudioSourceEvent) {
         guard audio != nil else { return }
         switch event {
-        case .buffer(let buffer):
-            if !audio!.isLive { waitForVideo(reaching: buffer.timestamp) }
-            let pass: Bool = state.withLock { s in
-                guard s.failed == nil, !s.audioEnded else { return false }
-                return true
+        case .buffer(var buffer):
+            let live = audio!.isLive
+            if !live { waitForVideo(reaching: buffer.timestamp) }
+            let offset: Int64? = state.withLock { s in
+                guard s.failed == nil, !s.audioEnded else { return nil }
+                // A file or synthetic source keeps its own timeline: its first buffer lines up
+                // with the first video frame.
+                if !live, s.audioOffset == nil, let start = s.videoStart {
+                    s.audioOffset = Int64(bitPattern: start &- buffer.timestamp)
+                }
+                return s.audioOffset ?? 0
             }
-            guard pass else { return }
+            guard let offset else { return }
+            buffer.timestamp = UInt64(bitPattern: Int64(bitPattern: buffer.timestamp) &+ offset)
             guard writing.push(.audio(buffer)) else { return }
             let ended: Bool = state.withLock { s in
                 guard let end = s.videoEnd, !s.audioEnded, let rate = audio?.format.sampleRate else { return false }

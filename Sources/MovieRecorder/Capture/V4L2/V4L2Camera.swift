@@ -35,6 +35,10 @@ public final class V4L2Camera: VideoSource {
     public let format: VideoFormat
     /// The camera's own pixel format that was chosen.
     public let nativePixelFormat: V4L2PixelFormat
+    /// Where the camera sits and how its sensor is mounted, from `V4L2_CID_CAMERA_ORIENTATION`
+    /// and `V4L2_CID_CAMERA_SENSOR_ROTATION`; ``CameraMounting/unknown`` when the driver has
+    /// neither. A ``RotationCoordinator`` can override it.
+    public let mounting: CameraMounting
     public var name: String { device.path }
     public var isLive: Bool { true }
 
@@ -60,6 +64,7 @@ public final class V4L2Camera: VideoSource {
                               detail: "it is not a streaming video capture device (driver \(caps.driver), \(caps.card)); try another /dev/video node")
         }
         let formats = dev.formats()
+        mounting = Self.mounting(of: dev)
         device = CameraDevice(path: path, driver: caps.driver, name: caps.card, busInfo: caps.busInfo, formats: formats)
         let choice = try Self.choose(from: formats, device: path, width: width, height: height, frameRate: frameRate,
                                      pixelFormat: pixelFormat, quality: quality)
@@ -87,6 +92,21 @@ public final class V4L2Camera: VideoSource {
                                       formats: dev.formats()))
         }
         return found
+    }
+
+    /// Reads the camera location and sensor rotation controls (camera class, IDs base + 34/35).
+    static func mounting(of device: V4L2Device) -> CameraMounting {
+        let cameraClassBase: UInt32 = 0x009A_0900
+        let orientation = device.control(cameraClassBase + 34)
+        let rotation = device.control(cameraClassBase + 35)
+        guard orientation != nil || rotation != nil else { return .unknown }
+        let position: CameraMounting.Position = switch orientation {
+        case 0: .front
+        case 1: .back
+        default: .external
+        }
+        // The driver states the correction counter-clockwise; CameraMounting keeps it clockwise.
+        return CameraMounting(position: position, sensorRotation: (360 - Int(rotation ?? 0)) % 360)
     }
 
     static let preference: [V4L2PixelFormat] = [.yuv420, .nv12, .yuyv, .uyvy, .mjpeg, .rgb24, .bgr24]
