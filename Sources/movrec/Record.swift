@@ -86,13 +86,15 @@ func record(_ arguments: Arguments) async throws -> Int32 {
     let session = service.session
     let movie = MovieFileOutput(encoderSettings: settings)
     movie.maxRecordedDuration = maxDuration
-    try movie.setVideoRotationAngle(Double(orientation.rotationAngle))
-    movie.setVideoMirrored(orientation.isMirrored)
     try await session.configure { config in
         try config.addInput(video)
         if let audio { try config.addInput(audio) }
     }
-    try await service.addOutput(movie)
+    try await service.addOutput(movie)  // the service turns it to its angle (0 until gravity says otherwise)
+    if gravity == nil {
+        try movie.setVideoRotationAngle(Double(orientation.rotationAngle))
+    }
+    movie.setVideoMirrored(orientation.isMirrored)
     var observer: RotationObserver?
     if let gravity {
         // The angle at the start comes from gravity and the camera's mounting; later turns are

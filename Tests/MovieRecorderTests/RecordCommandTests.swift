@@ -86,3 +86,37 @@ import Testing
         #expect(result.output.contains("--video testsrc"))
     }
 }
+
+/// `movrec record --gravity` and `movrec photo`: the angle from an accelerometer (a sysfs-shaped
+/// fixture tree), and a still with its Exif orientation.
+@Suite struct GravityAndPhotoCommandTests {
+    @Test(arguments: [("landscape-left", -90), ("upside-down", -180), ("landscape-right", 90), ("portrait", 0)])
+    func recordTakesTheAngleFromTheAccelerometer(_ fixtureCase: String, ffprobeRotation: Int) throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let path = dir.file("gravity.mov")
+        let device = fixture("iio/\(fixtureCase)/iio:device0")
+        let result = try run(movrecPath(), ["record", path, "--video", "testsrc", "--size", "160x120", "--duration", "0.3",
+                                            "--gravity", "iio:" + device, "--quiet"])
+        #expect(result.status == 0, "\(result.error)")
+        let video = try #require(try ffprobeStreams(path).first { $0.codec_type == "video" })
+        #expect((video.rotation ?? 0) == ffprobeRotation, "\(fixtureCase)")
+    }
+
+    @Test func gravityAndRotationExcludeEachOther() throws {
+        let result = try run(movrecPath(), ["record", "/tmp/x.mov", "--video", "testsrc", "--gravity", "manual", "--rotation", "90"])
+        #expect(result.status == 2)
+        #expect(result.error.contains("--rotation and --gravity exclude each other"))
+    }
+
+    @Test func photoWritesExifOrientation() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let path = dir.file("still.jpg")
+        let result = try run(movrecPath(), ["photo", path, "--video", "testsrc", "--size", "320x240", "--rotation", "270", "--mirror"])
+        #expect(result.status == 0, "\(result.error)")
+        let exif = try run("exiftool", ["-s3", "-n", "-Orientation", "-ImageWidth", path]).output
+            .split(separator: "\n").map(String.init)
+        #expect(exif == ["7", "320"], "270° mirrored is Exif 7; the pixels keep their size")
+    }
+}

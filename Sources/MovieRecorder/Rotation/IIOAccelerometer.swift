@@ -136,13 +136,17 @@ public final class IIOAccelerometer: GravitySource {
         return g
     }
 
-    /// Starts polling on a dedicated thread: one reading at once, then one every
+    /// Reads once on the calling thread, then starts polling on a dedicated thread: one reading
+    /// at once, then one every
     /// ``pollingInterval``, each handed to `handler` on that thread, in order.
     /// - Throws: ``GravitySourceError`` with ``GravitySourceError/Code/alreadyRunning`` while
     ///   polling.
     public func start(handler: @escaping @Sendable (GravityVector) -> Void) throws(GravitySourceError) {
         let channels = self.channels, matrix = mountMatrix, readings = self.readings
         let interval = Self.nanoseconds(pollingInterval)
+        // One reading now, so ``currentGravity`` holds the device's rotation before this returns
+        // and a coordinator starts from it (nothing stays sideways until the first poll).
+        _ = try? read()
         do {
             try thread.start { run in
                 var due = MonotonicClock.now()
