@@ -256,3 +256,27 @@ import Testing
         #expect(frames.droppedFrameCount > 10)
     }
 }
+
+/// The sysfs-shaped accelerometer fixtures through the real IIO reader and coordinator.
+@Suite struct IIOFixtureAngleTests {
+    /// (fixture, device rotation clockwise) — face-up keeps the last angle, which starts at 0.
+    static let cases: [(String, Int)] = [("portrait", 0), ("landscape-left", 90), ("upside-down", 180),
+                                         ("landscape-right", 270), ("face-up", 0), ("with-mount-matrix", 0),
+                                         ("per-axis-scale-with-offset", 90)]
+
+    @Test(arguments: cases)
+    func fixtureGivesCaptureAndPreviewAngles(_ name: String, deviceRotation: Int) throws {
+        let accelerometer = try IIOAccelerometer(path: fixture("iio/\(name)/iio:device0"))
+        let camera = try TestPatternSource(width: 160, height: 120, frameRate: FrameRate(frames: 30))
+        for (mounting, display) in [(CameraMounting(position: .back), 0), (CameraMounting(position: .back, sensorRotation: 90), 90),
+                                    (CameraMounting(position: .front, sensorRotation: 90), 270)] {
+            let coordinator = try RotationCoordinator(camera: camera, mounting: mounting, gravitySource: accelerometer,
+                                                      previewDisplayRotation: display)
+            defer { coordinator.invalidate() }
+            let capture = RotationCoordinator.captureAngle(deviceRotation: deviceRotation, mounting: mounting)
+            #expect(coordinator.videoRotationAngleForHorizonLevelCapture == Double(capture), "\(name), \(mounting)")
+            #expect(coordinator.videoRotationAngleForHorizonLevelPreview == Double(((capture - display) % 360 + 360) % 360),
+                    "\(name), display \(display)")
+        }
+    }
+}
