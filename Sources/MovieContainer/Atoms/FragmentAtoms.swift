@@ -1,0 +1,206 @@
+/// `trex`: a track's defaults for movie fragments, inside `mvex` (ISO/IEC 14496-12 §8.8.3).
+public struct TrackExtendsAtom: QuickTimeAtom {
+    public static let type: FourCC = "trex"
+    public var trackID: UInt32
+    public var defaultSampleDescriptionIndex: UInt32 = 1
+    public var defaultSampleDuration: UInt32 = 0
+    public var defaultSampleSize: UInt32 = 0
+    public var defaultSampleFlags: UInt32 = 0
+
+    public init(trackID: UInt32) { self.trackID = trackID }
+
+    public func writeBody(to w: inout ByteWriter) {
+        w.writeVersionAndFlags(version: 0, flags: 0)
+        w.write(trackID)
+        w.write(defaultSampleDescriptionIndex)
+        w.write(defaultSampleDuration)
+        w.write(defaultSampleSize)
+        w.write(defaultSampleFlags)
+    }
+
+    public init(body r: inout ByteReader) throws(MovieFormatError) {
+        _ = try r.readVersionAndFlags()
+        trackID = try r.readUInt32()
+        defaultSampleDescriptionIndex = try r.readUInt32()
+        defaultSampleDuration = try r.readUInt32()
+        defaultSampleSize = try r.readUInt32()
+        defaultSampleFlags = try r.readUInt32()
+    }
+}
+
+/// `mfhd`: a movie fragment's sequence number, from 1 (ISO/IEC 14496-12 §8.8.5).
+public struct MovieFragmentHeaderAtom: QuickTimeAtom {
+    public static let type: FourCC = "mfhd"
+    public var sequenceNumber: UInt32
+
+    public init(sequenceNumber: UInt32) { self.sequenceNumber = sequenceNumber }
+
+    public func writeBody(to w: inout ByteWriter) {
+        w.writeVersionAndFlags(version: 0, flags: 0)
+        w.write(sequenceNumber)
+    }
+
+    public init(body r: inout ByteReader) throws(MovieFormatError) {
+        _ = try r.readVersionAndFlags()
+        sequenceNumber = try r.readUInt32()
+    }
+}
+
+/// `tfhd`: a track fragment's track and defaults (ISO/IEC 14496-12 §8.8.7). This library
+/// writes `default-base-is-moof` (offsets count from the `moof`) and, for PCM, a default size
+/// and duration so one `trun` covers a whole chunk without an entry per frame.
+public struct TrackFragmentHeaderAtom: QuickTimeAtom {
+    public static let type: FourCC = "tfhd"
+    public static let baseDataOffsetPresent: UInt32 = 0x000001
+    public static let defaultDurationPresent: UInt32 = 0x000008
+    public static let defaultSizePresent: UInt32 = 0x000010
+    public static let defaultFlagsPresent: UInt32 = 0x000020
+    public static let defaultBaseIsMoof: UInt32 = 0x020000
+
+    public var trackID: UInt32
+    public var baseDataOffset: UInt64?
+    public var defaultSampleDuration: UInt32?
+    public var defaultSampleSize: UInt32?
+    public var defaultSampleFlags: UInt32?
+    public var defaultBaseIsMoof = true
+
+    public init(trackID: UInt32, defaultSampleDuration: UInt32? = nil, defaultSampleSize: UInt32? = nil,
+                defaultSampleFlags: UInt32? = nil) {
+        self.trackID = trackID
+        self.defaultSampleDuration = defaultSampleDuration
+        self.defaultSampleSize = defaultSampleSize
+        self.defaultSampleFlags = defaultSampleFlags
+    }
+
+    var flags: UInt32 {
+        (baseDataOffset != nil ? Self.baseDataOffsetPresent : 0)
+            | (defaultSampleDuration != nil ? Self.defaultDurationPresent : 0)
+            | (defaultSampleSize != nil ? Self.defaultSizePresent : 0)
+            | (defaultSampleFlags != nil ? Self.defaultFlagsPresent : 0)
+            | (defaultBaseIsMoof ? Self.defaultBaseIsMoof : 0)
+    }
+
+    public func writeBody(to w: inout ByteWriter) {
+        w.writeVersionAndFlags(version: 0, flags: flags)
+        w.write(trackID)
+        if let baseDataOffset { w.write(baseDataOffset) }
+        if let defaultSampleDuration { w.write(defaultSampleDuration) }
+        if let defaultSampleSize { w.write(defaultSampleSize) }
+        if let defaultSampleFlags { w.write(defaultSampleFlags) }
+    }
+
+    public init(body r: inout ByteReader) throws(MovieFormatError) {
+        let (_, flags) = try r.readVersionAndFlags()
+        trackID = try r.readUInt32()
+        if flags & Self.baseDataOffsetPresent != 0 { baseDataOffset = try r.readUInt64() }
+        if flags & 0x000002 != 0 { try r.skip(4) }  // sample description index
+        if flags & Self.defaultDurationPresent != 0 { defaultSampleDuration = try r.readUInt32() }
+        if flags & Self.defaultSizePresent != 0 { defaultSampleSize = try r.readUInt32() }
+        if flags & Self.defaultFlagsPresent != 0 { defaultSampleFlags = try r.readUInt32() }
+        defaultBaseIsMoof = flags & Self.defaultBaseIsMoof != 0
+    }
+}
+
+/// `tfdt`: the decode time of a track fragment's first sample, in media ticks (ISO/IEC 14496-12
+/// §8.8.12). Written as version 1 (64-bit).
+public struct TrackFragmentDecodeTimeAtom: QuickTimeAtom {
+    public static let type: FourCC = "tfdt"
+    public var baseMediaDecodeTime: UInt64
+
+    public init(baseMediaDecodeTime: UInt64) { self.baseMediaDecodeTime = baseMediaDecodeTime }
+
+    public func writeBody(to w: inout ByteWriter) {
+        w.writeVersionAndFlags(version: 1, flags: 0)
+        w.write(baseMediaDecodeTime)
+    }
+
+    public init(body r: inout ByteReader) throws(MovieFormatError) {
+        let (version, _) = try r.readVersionAndFlags()
+        baseMediaDecodeTime = version == 1 ? try r.readUInt64() : UInt64(try r.readUInt32())
+    }
+}
+
+/// `trun`: a run of samples in a track fragment (ISO/IEC 14496-12 §8.8.8): where their data
+/// starts (from the `moof`) and, per sample, what the `tfhd` defaults do not give.
+public struct TrackRunAtom: QuickTimeAtom {
+    public static let type: FourCC = "trun"
+    public static let dataOffsetPresent: UInt32 = 0x000001
+    public static let firstSampleFlagsPresent: UInt32 = 0x000004
+    public static let durationPresent: UInt32 = 0x000100
+    public static let sizePresent: UInt32 = 0x000200
+    public static let flagsPresent: UInt32 = 0x000400
+    public static let compositionOffsetPresent: UInt32 = 0x000800
+
+    /// Sample flags for a sync sample: depends on no other sample.
+    public static let syncSampleFlags: UInt32 = 0x0200_0000
+    /// Sample flags for a non-sync sample: depends on others, is_non_sync_sample set.
+    public static let nonSyncSampleFlags: UInt32 = 0x0101_0000
+
+    public struct Sample: Hashable, Sendable {
+        public var duration: UInt32?
+        public var size: UInt32?
+        public var flags: UInt32?
+        public var compositionOffset: Int32?
+        public init(duration: UInt32? = nil, size: UInt32? = nil, flags: UInt32? = nil, compositionOffset: Int32? = nil) {
+            self.duration = duration
+            self.size = size
+            self.flags = flags
+            self.compositionOffset = compositionOffset
+        }
+    }
+
+    /// Which per-sample fields are present (the `trun` flags above 0x100).
+    public var sampleFields: UInt32
+    public var dataOffset: Int32?
+    public var sampleCount: UInt32
+    /// One entry per sample when any per-sample field is present; empty otherwise.
+    public var samples: [Sample]
+    /// The first sample's flags when the run gives them apart from the others (read only).
+    public var firstSampleFlags: UInt32?
+
+    public init(dataOffset: Int32?, sampleCount: UInt32, sampleFields: UInt32, samples: [Sample]) {
+        self.dataOffset = dataOffset
+        self.sampleCount = sampleCount
+        self.sampleFields = sampleFields
+        self.samples = samples
+    }
+
+    public func writeBody(to w: inout ByteWriter) {
+        let version: UInt8 = samples.contains { ($0.compositionOffset ?? 0) < 0 } ? 1 : 0
+        w.writeVersionAndFlags(version: version, flags: sampleFields | (dataOffset != nil ? Self.dataOffsetPresent : 0))
+        w.write(sampleCount)
+        if let dataOffset { w.write(dataOffset) }
+        guard sampleFields != 0 else { return }
+        for s in samples {
+            if sampleFields & Self.durationPresent != 0 { w.write(s.duration ?? 0) }
+            if sampleFields & Self.sizePresent != 0 { w.write(s.size ?? 0) }
+            if sampleFields & Self.flagsPresent != 0 { w.write(s.flags ?? 0) }
+            if sampleFields & Self.compositionOffsetPresent != 0 { w.write(s.compositionOffset ?? 0) }
+        }
+    }
+
+    public init(body r: inout ByteReader) throws(MovieFormatError) {
+        let (_, flags) = try r.readVersionAndFlags()
+        sampleCount = try r.readUInt32()
+        dataOffset = flags & Self.dataOffsetPresent != 0 ? try r.readInt32() : nil
+        var firstFlags: UInt32?
+        if flags & Self.firstSampleFlagsPresent != 0 { firstFlags = try r.readUInt32() }
+        let fields = flags & (Self.durationPresent | Self.sizePresent | Self.flagsPresent | Self.compositionOffsetPresent)
+        sampleFields = fields
+        firstSampleFlags = firstFlags
+        let entrySize = [Self.durationPresent, Self.sizePresent, Self.flagsPresent, Self.compositionOffsetPresent]
+            .filter { fields & $0 != 0 }.count * 4
+        samples = []
+        guard entrySize > 0 else { return }
+        try r.requireTable(count: sampleCount, entrySize: entrySize)
+        samples.reserveCapacity(Int(sampleCount))
+        for _ in 0..<sampleCount {
+            var s = Sample()
+            if fields & Self.durationPresent != 0 { s.duration = try r.readUInt32() }
+            if fields & Self.sizePresent != 0 { s.size = try r.readUInt32() }
+            if fields & Self.flagsPresent != 0 { s.flags = try r.readUInt32() }
+            if fields & Self.compositionOffsetPresent != 0 { s.compositionOffset = try r.readInt32() }
+            samples.append(s)
+        }
+    }
+}
