@@ -132,20 +132,8 @@ public final class RandomAccessFile: MovieByteSink, MovieByteSource, @unchecked 
     }
 
     public func read(at offset: UInt64, count: Int) throws -> [UInt8] {
-        let fd = try checkedDescriptor("reading")
         var result = [UInt8](repeating: 0, count: count)
-        var done = 0
-        try result.withUnsafeMutableBytes { buffer in
-            while done < count {
-                let n = pread(fd, buffer.baseAddress! + done, count - done, off_t(offset) + off_t(done))
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw FileError(path: path, step: "reading \(count) bytes at byte \(offset)", errno: errno)
-                }
-                if n == 0 { break }
-                done += n
-            }
-        }
+        let done = try result.withUnsafeMutableBytes { try read(at: offset, into: $0) }
         if done < count { result.removeLast(count - done) }
         return result
     }

@@ -13,13 +13,22 @@ public struct CaptureError: Error, Hashable, Sendable, CustomStringConvertible {
 
     public let code: Code
     public let message: String
+    /// The source's own error, such as a ``DeviceError`` saying the camera is busy.
+    public let underlying: (any Error)?
 
-    public init(_ code: Code, _ message: String) {
+    public init(_ code: Code, _ message: String, underlying: (any Error)? = nil) {
         self.code = code
         self.message = message
+        self.underlying = underlying
     }
 
     public var description: String { message }
+
+    public static func == (l: Self, r: Self) -> Bool { l.code == r.code && l.message == r.message }
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(code)
+        hasher.combine(message)
+    }
 }
 
 /// An object that connects capture inputs — a camera, a microphone, or their synthetic and file
@@ -227,27 +236,26 @@ public actor CaptureSession {
 
     private func start(_ source: any VideoSource) async throws {
         let router = self.router
-        do {
-            let gate = SourceGate(live: source.isLive)
-            gates[ObjectIdentifier(source)] = gate
-            try await runOnDedicatedThread(name: "movrec-start") { try source.start { router.route($0, gate: gate) } }
-        } catch let error as CaptureError {
-            throw error
-        } catch {
-            throw CaptureError(.sourceFailed, "CaptureSession: starting video input '\(source.name)': \(error)")
-        }
+        try await start(source, kind: "video", live: source.isLive) { gate in try source.start { router.route($0, gate: gate) } }
     }
 
     private func start(_ source: any AudioSource) async throws {
         let router = self.router
+        try await start(source, kind: "audio", live: source.isLive) { gate in try source.start { router.route($0, gate: gate) } }
+    }
+
+    /// Starts a source on a dedicated thread behind a new gate; a failure becomes a
+    /// ``CaptureError`` that keeps the source's own error.
+    private func start(_ source: AnyObject & Sendable, kind: String, live: Bool,
+                       _ begin: @escaping @Sendable (SourceGate) throws -> Void) async throws {
+        let gate = SourceGate(live: live)
+        gates[ObjectIdentifier(source)] = gate
         do {
-            let gate = SourceGate(live: source.isLive)
-            gates[ObjectIdentifier(source)] = gate
-            try await runOnDedicatedThread(name: "movrec-start") { try source.start { router.route($0, gate: gate) } }
-        } catch let error as CaptureError {
-            throw error
+            try await runOnDedicatedThread(name: "movrec-start") { try begin(gate) }
         } catch {
-            throw CaptureError(.sourceFailed, "CaptureSession: starting audio input '\(source.name)': \(error)")
+            gates.removeValue(forKey: ObjectIdentifier(source))
+            let name = (source as? any VideoSource)?.name ?? (source as? any AudioSource)?.name ?? "?"
+            throw CaptureError(.sourceFailed, "CaptureSession: starting \(kind) input '\(name)': \(error)", underlying: error)
         }
     }
 
