@@ -61,3 +61,13 @@ func parseFrameRate(_ text: String) throws -> FrameRate {
     }
     return FrameRate(frames: frames, seconds: seconds)
 }
+
+/// `movrec repair FILE [--output OUT] [--overwrite]`
+func repair(_ args: inout Arguments) throws -> Int32 {
+    let output = try args.option("--output")
+    let overwrite = args.flag("--overwrite")
+    try args.finish(positionalCount: 1...1)
+    let report = try MovieFileRepair.repair(path: args.positional[0], outputPath: output, overwrite: overwrite)
+    print("\(output ?? args.positional[0]): \(report)")
+    return 0
+}

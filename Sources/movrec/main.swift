@@ -29,6 +29,10 @@ let usage = """
             [--quality N] [--overwrite]
           Capture one still as JPEG; the orientation goes into the Exif Orientation tag, the
           pixels are not rotated.
+      repair FILE [--output OUT] [--overwrite]
+          Turn a recording cut off by a crash, a kill or a full disk into an ordinary movie,
+          keeping every whole fragment, the orientation, metadata and exact durations; in place,
+          or into OUT.
       devices
           List cameras with their formats, sizes and frame rates, and microphones.
       mux OUT.mov --video FILE.264 [--audio FILE.wav] [--fps N[/D]] [--rotation A] [--mirror] [--overwrite]
@@ -59,6 +63,7 @@ do {
     case "record": status = try await record(args)
     case "devices": status = try devices(&args)
     case "photo": status = try await photo(args)
+    case "repair": status = try repair(&args)
     case "help", "--help", "-h":
         print(usage)
         status = 0

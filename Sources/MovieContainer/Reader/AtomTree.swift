@@ -50,6 +50,8 @@ public struct AtomTree: Sendable {
     public var atoms: [AtomNode]
     /// The size of the file.
     public var fileSize: UInt64
+    /// Where a tolerant walk stopped at a damaged header, if it did.
+    public var damageOffset: UInt64?
 
     /// Containers whose children the reader parses.
     static let containerTypes: Set<FourCC> = ["moov", "trak", "mdia", "minf", "stbl", "dinf", "edts", "udta",
@@ -63,12 +65,26 @@ public struct AtomTree: Sendable {
     /// - Throws: ``MovieFormatError`` for sizes that contradict the file or their parent, trees
     ///   too deep or too large, or a source that fails to read.
     public init(source: any MovieByteSource) throws {
+        try self.init(source: source, stoppingAtDamage: false)
+    }
+
+    /// Reads the tree; with `stoppingAtDamage`, the walk ends quietly at the first top-level atom
+    /// whose header is cut off or impossible (as a crash leaves the end of a file), recording
+    /// where in ``damageOffset``.
+    public init(source: any MovieByteSource, stoppingAtDamage: Bool) throws {
         fileSize = source.size
         atoms = []
         var offset: UInt64 = 0
         var count = 0
         while offset < fileSize {
             let headerBytes = try source.read(at: offset, count: 16)
+            if stoppingAtDamage {
+                var probe = ByteReader(headerBytes, context: "file")
+                if headerBytes.count < 8 || (try? Self.readHeader(&probe, at: offset, available: fileSize - offset)) == nil {
+                    damageOffset = offset
+                    break
+                }
+            }
             guard headerBytes.count >= 8 else {
                 throw MovieFormatError(code: .truncatedAtom, atom: nil,
                     message: "the file ends \(headerBytes.count) bytes after offset \(offset), in the middle of an atom header")

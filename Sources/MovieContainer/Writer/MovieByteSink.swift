@@ -8,6 +8,8 @@ public protocol MovieByteSink: AnyObject {
     func write(_ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws
     /// Makes everything written so far durable (for a file: `fdatasync`).
     func synchronize() throws
+    /// Cuts the data to `size` bytes (for a file: `ftruncate`).
+    func truncate(to size: UInt64) throws
 }
 
 extension MovieByteSink {
@@ -31,4 +33,8 @@ public final class InMemoryMovieSink: MovieByteSink {
     }
 
     public func synchronize() throws {}
+
+    public func truncate(to size: UInt64) throws {
+        if UInt64(bytes.count) > size { bytes.removeLast(bytes.count - Int(size)) }
+    }
 }

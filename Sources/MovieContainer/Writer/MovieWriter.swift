@@ -20,6 +20,13 @@ public final class MovieWriter {
         /// How much media each chunk holds before it is written; Apple's interleaving period is
         /// half a second.
         public var chunkDuration: Duration = .milliseconds(500)
+        /// How often a movie fragment is written, or `nil` for the classic layout with the movie
+        /// atom only at the end. With fragments, a file cut off at any moment (a crash, a kill,
+        /// a power cut) keeps everything up to the last whole fragment; a normal finish still
+        /// leaves an ordinary movie. See ``MovieWriter`` for the layout.
+        public var fragmentInterval: Duration?
+        /// When written data is forced to the disk.
+        public var durability = Durability.none
         /// Movie metadata (creation date, location, device, software…), written as `moov/meta`
         /// after the tracks; nothing is written when it is empty.
         public var metadata: [MetadataItem] = []
@@ -28,6 +35,16 @@ public final class MovieWriter {
             self.creationTime = creationTime
             self.metadata = metadata
         }
+    }
+
+    /// When the writer forces data to the disk with `fdatasync`.
+    public enum Durability: Sendable, Hashable {
+        /// Never while recording; the kernel writes it back in its own time (a kill loses
+        /// nothing already written, a power cut may lose the last seconds).
+        case none
+        /// After every fragment: a power cut loses at most one fragment, at the cost of a disk
+        /// flush per fragment.
+        case syncEachFragment
     }
 
     /// What ``finish(endTimes:)`` wrote.
@@ -55,10 +72,16 @@ public final class MovieWriter {
     static let mediaDataStart: UInt64 = 36
 
     public let configuration: Configuration
-    private let sink: any MovieByteSink
+    let sink: any MovieByteSink
     private var tracks: [TrackBuilder] = []
     private var state = State.configuring
     private var fileOffset: UInt64 = 0
+    private var fragmentSequence: UInt32 = 0
+    /// Added to every track's decode times in fragments (`tfdt` is unsigned), as (ticks,
+    /// timescale): the B-frame delay of a video track whose first decode time is negative.
+    private var fragmentShift: (value: Int64, timescale: UInt32)?
+    private var fragmentStart: Int64?
+    private var isFragmented: Bool { configuration.fragmentInterval != nil }
 
     /// Creates a writer that writes through `sink`.
     public init(sink: any MovieByteSink, configuration: Configuration) {
@@ -117,8 +140,13 @@ public final class MovieWriter {
             try FileTypeAtom.quickTime.write(to: &header)
             header.write(UInt32(8))
             header.write("wide" as FourCC)
-            header.write(UInt32(0))  // mdat size: "to the end of the file" until finished
-            header.write("mdat" as FourCC)
+            if isFragmented {
+                // An empty movie atom that declares fragments; fragments follow it.
+                header.write(contentsOf: try movieAtom(fragmentHeader: true).0)
+            } else {
+                header.write(UInt32(0))  // mdat size: "to the end of the file" until finished
+                header.write("mdat" as FourCC)
+            }
             try store(header.bytes, at: 0, step: "writing the file header")
             fileOffset = UInt64(header.count)
             state = .writing
@@ -157,7 +185,15 @@ public final class MovieWriter {
                 "\(track): presentation time \(presentationTime) is before decode time \(decodeTime)")
         }
         try begin()
-        if builder.chunkSampleCount > 0, decodeTime - builder.chunkStartTime >= builder.chunkTicks {
+        if isFragmented {
+            if builder === drivingTrack, let start = fragmentStart, !builder.fragmentSamples.isEmpty,
+               decodeTime - start >= ticks(configuration.fragmentInterval!, timescale: builder.timescale) {
+                try writeFragment(nextDecodeTimes: [builder.id: decodeTime])
+            }
+            if builder === drivingTrack, builder.fragmentSamples.isEmpty { fragmentStart = decodeTime }
+            builder.fragmentSamples.append(.init(size: UInt32(data.count), decodeTime: decodeTime,
+                                                 compositionOffset: Int32(presentationTime - decodeTime), isSync: isSync))
+        } else if builder.chunkSampleCount > 0, decodeTime - builder.chunkStartTime >= builder.chunkTicks {
             try writeChunk(of: builder)
         }
         if builder.chunkSampleCount == 0 { builder.chunkStartTime = decodeTime }
@@ -195,7 +231,14 @@ public final class MovieWriter {
         builder.chunk.append(contentsOf: data)
         builder.chunkSampleCount += UInt32(frames)
         builder.recordAudioFrames(frames, startTime: startTime)
-        if Int64(builder.chunkSampleCount) >= builder.chunkTicks {
+        if let interval = configuration.fragmentInterval {
+            let limit = ticks(interval, timescale: builder.timescale)
+            // Audio drives the fragments of an audio-only movie; with video it only forces one
+            // when the video has stalled for three intervals.
+            if Int64(builder.chunkSampleCount) >= (builder === drivingTrack ? limit : 3 * limit) {
+                try writeFragment(nextDecodeTimes: [:])
+            }
+        } else if Int64(builder.chunkSampleCount) >= builder.chunkTicks {
             try writeChunk(of: builder)
         }
     }
@@ -225,6 +268,168 @@ public final class MovieWriter {
         try bytes.withUnsafeBytes { try store($0, at: offset, step: step) }
     }
 
+    // MARK: Repair
+
+    /// A writer that finishes a fragmented file cut off before its end: its media stays where it
+    /// is, and the samples found in its fragments are entered with the `adopt` calls.
+    init(repairing sink: any MovieByteSink, configuration: Configuration, mediaEnd: UInt64) {
+        self.sink = sink
+        self.configuration = configuration
+        state = .writing
+        fileOffset = mediaEnd
+    }
+
+    /// Adds a track to a writer made by ``init(repairing:configuration:mediaEnd:)``.
+    func adoptTrack(_ media: TrackBuilder.Media) -> TrackID {
+        let id = UInt32(tracks.count + 1)
+        tracks.append(TrackBuilder(id: id, media: media, chunkDuration: configuration.chunkDuration))
+        return TrackID(rawValue: id)
+    }
+
+    /// Enters a run of video samples already in the file at `offset`, as one chunk.
+    func adoptVideoRun(_ track: TrackID, at offset: UInt64,
+                       samples: [(size: UInt32, decodeTime: Int64, compositionOffset: Int32, isSync: Bool)]) {
+        let builder = tracks[Int(track.rawValue) - 1]
+        for s in samples {
+            builder.recordVideoSample(size: Int(s.size), decodeTime: s.decodeTime,
+                                      presentationTime: s.decodeTime + Int64(s.compositionOffset), isSync: s.isSync)
+        }
+        builder.addChunk(at: offset, sampleCount: UInt32(samples.count))
+    }
+
+    /// Enters a run of PCM frames already in the file at `offset`, as one chunk.
+    func adoptAudioRun(_ track: TrackID, at offset: UInt64, frames: Int, startTime: Int64) {
+        let builder = tracks[Int(track.rawValue) - 1]
+        builder.recordAudioFrames(frames, startTime: startTime)
+        builder.addChunk(at: offset, sampleCount: UInt32(frames))
+    }
+
+    /// The track whose time decides when a fragment is due: the first video track, else the
+    /// first track.
+    private var drivingTrack: TrackBuilder? { tracks.first { $0.isVideo } ?? tracks.first }
+
+    /// Writes the pending samples as one movie fragment: `moof` then `mdat`, with one `trun`
+    /// per track (PCM described by `tfhd` defaults, not per frame).
+    ///
+    /// The `mdat` is written first and the `moof` in front of it last, so a process killed
+    /// mid-write leaves a zero-filled gap that readers take as the end of the file, never a
+    /// fragment whose data is missing.
+    /// - Parameter nextDecodeTimes: for video tracks, the decode time of the sample after the
+    ///   pending ones, which fixes the last one's duration; a track without one keeps its last
+    ///   sample for the next fragment unless `final`.
+    private func writeFragment(nextDecodeTimes: [UInt32: Int64], final: Bool = false) throws {
+        if fragmentShift == nil {
+            // tfdt is unsigned: shift every track by the video's B-frame delay (a negative first
+            // decode time), in seconds, so relative timing survives in a crash-cut file.
+            let delays = tracks.compactMap { t -> (Int64, UInt32)? in
+                guard let first = t.firstDecodeTime, first < 0 else { return nil }
+                return (-first, t.timescale)
+            }
+            fragmentShift = delays.max { Double($0.0) / Double($0.1) < Double($1.0) / Double($1.1) } ?? (0, 1)
+        }
+        let shift = fragmentShift!
+        struct Part { var track: TrackBuilder; var count: Int; var bytes: Int; var traf: (Int32) -> [UInt8] }
+        var parts: [Part] = []
+        for track in tracks where track.chunkSampleCount > 0 {
+            let trackShift = rescale(shift.value, from: shift.timescale, to: track.timescale)
+            guard let first = track.firstDecodeTime else { continue }
+            if track.isVideo {
+                let pending = track.fragmentSamples
+                var count = pending.count
+                let next = nextDecodeTimes[track.id]
+                if next == nil && !final { count -= 1 }
+                guard count > 0 else { continue }
+                var samples: [TrackRunAtom.Sample] = []
+                samples.reserveCapacity(count)
+                for i in 0..<count {
+                    let duration: UInt32
+                    if i + 1 < pending.count {
+                        duration = UInt32(pending[i + 1].decodeTime - pending[i].decodeTime)
+                    } else if let next {
+                        duration = UInt32(next - pending[i].decodeTime)
+                    } else {
+                        duration = track.finalDuration ?? track.lastDelta ?? 1
+                    }
+                    samples.append(.init(duration: duration, size: pending[i].size,
+                                         flags: pending[i].isSync ? TrackRunAtom.syncSampleFlags : TrackRunAtom.nonSyncSampleFlags,
+                                         compositionOffset: pending[i].compositionOffset))
+                }
+                let baseTime = UInt64(max(0, pending[0].decodeTime + trackShift))
+                let bytes = pending.prefix(count).reduce(0) { $0 + Int($1.size) }
+                let fields = TrackRunAtom.durationPresent | TrackRunAtom.sizePresent | TrackRunAtom.flagsPresent
+                    | (track.hasCompositionOffsets ? TrackRunAtom.compositionOffsetPresent : 0)
+                parts.append(Part(track: track, count: count, bytes: bytes) { dataOffset in
+                    var w = ByteWriter()
+                    try? w.writeAtom("traf") { w in
+                        try TrackFragmentHeaderAtom(trackID: track.id).write(to: &w)
+                        try TrackFragmentDecodeTimeAtom(baseMediaDecodeTime: baseTime).write(to: &w)
+                        try TrackRunAtom(dataOffset: dataOffset, sampleCount: UInt32(count), sampleFields: fields, samples: samples).write(to: &w)
+                    }
+                    return w.bytes
+                })
+            } else {
+                let count = Int(track.chunkSampleCount)
+                let written = Int64(track.sampleCount) - Int64(count)
+                let baseTime = UInt64(max(0, first + written + trackShift))
+                let frameBytes = track.bytesPerFrame
+                parts.append(Part(track: track, count: count, bytes: count * frameBytes) { dataOffset in
+                    var w = ByteWriter()
+                    try? w.writeAtom("traf") { w in
+                        try TrackFragmentHeaderAtom(trackID: track.id, defaultSampleDuration: 1, defaultSampleSize: UInt32(frameBytes),
+                                                    defaultSampleFlags: TrackRunAtom.syncSampleFlags).write(to: &w)
+                        try TrackFragmentDecodeTimeAtom(baseMediaDecodeTime: baseTime).write(to: &w)
+                        try TrackRunAtom(dataOffset: dataOffset, sampleCount: UInt32(count), sampleFields: 0, samples: []).write(to: &w)
+                    }
+                    return w.bytes
+                })
+            }
+        }
+        guard !parts.isEmpty else { return }
+        fragmentSequence += 1
+        func moof(_ offsets: [Int32]) throws -> [UInt8] {
+            var w = ByteWriter()
+            try w.writeAtom("moof") { w in
+                try MovieFragmentHeaderAtom(sequenceNumber: fragmentSequence).write(to: &w)
+                for (part, offset) in zip(parts, offsets) { w.write(contentsOf: part.traf(offset)) }
+            }
+            return w.bytes
+        }
+        let moofSize = try moof(parts.map { _ in 0 }).count  // offsets do not change its size
+        var offsets: [Int32] = []
+        var position = moofSize + 8
+        for part in parts {
+            offsets.append(Int32(position))
+            position += part.bytes
+        }
+        let header = try moof(offsets)
+        let payload = parts.reduce(0) { $0 + $1.bytes }
+        let fragmentStartOffset = fileOffset
+        var mdat = ByteWriter(capacity: 8 + payload)
+        let mdatSize = 8 + payload
+        guard mdatSize <= Int(UInt32.max) else {
+            throw MovieWriterError(.invalidSample, "writing a fragment: \(payload) bytes of media do not fit one fragment; use a shorter fragment interval")
+        }
+        mdat.write(UInt32(mdatSize))
+        mdat.write("mdat" as FourCC)
+        for part in parts { mdat.write(contentsOf: part.track.chunk.prefix(part.bytes)) }
+        try store(mdat.bytes, at: fragmentStartOffset + UInt64(moofSize), step: "writing fragment \(fragmentSequence)'s media")
+        try store(header, at: fragmentStartOffset, step: "writing fragment \(fragmentSequence)'s header")
+        if configuration.durability == .syncEachFragment {
+            do { try sink.synchronize() } catch {
+                state = .failed
+                throw MovieWriterError(.writeFailed, "flushing fragment \(fragmentSequence) to disk", underlying: error)
+            }
+        }
+        fileOffset += UInt64(moofSize + mdatSize)
+        for (part, offset) in zip(parts, offsets) {
+            part.track.addChunk(at: fragmentStartOffset + UInt64(offset), sampleCount: UInt32(part.count))
+            part.track.consumePending(samples: part.count, bytes: part.bytes)
+        }
+        if let driving = drivingTrack, driving.isVideo {
+            fragmentStart = driving.fragmentSamples.first?.decodeTime
+        }
+    }
+
     /// Leaves `count` bytes of the media area unwritten (a hole in a sparse file), so tests can
     /// reach 64-bit offsets without writing gigabytes.
     func skipMediaBytes(_ count: UInt64) throws {
@@ -244,19 +449,27 @@ public final class MovieWriter {
     @discardableResult
     public func finish(endTimes: [TrackID: Int64] = [:]) throws -> Summary {
         try begin()
-        let pending = tracks.filter { $0.chunkSampleCount > 0 }.sorted {
-            rescale($0.chunkStartTime, from: $0.timescale, to: 1_000_000) < rescale($1.chunkStartTime, from: $1.timescale, to: 1_000_000)
+        if isFragmented {
+            for builder in tracks where builder.isVideo { builder.close(endTime: endTimes[TrackID(rawValue: builder.id)]) }
+            try writeFragment(nextDecodeTimes: [:], final: true)
+            for builder in tracks where !builder.isVideo { builder.close(endTime: endTimes[TrackID(rawValue: builder.id)]) }
+        } else {
+            let pending = tracks.filter { $0.chunkSampleCount > 0 }.sorted {
+                rescale($0.chunkStartTime, from: $0.timescale, to: 1_000_000) < rescale($1.chunkStartTime, from: $1.timescale, to: 1_000_000)
+            }
+            for builder in pending { try writeChunk(of: builder) }
+            for builder in tracks { builder.close(endTime: endTimes[TrackID(rawValue: builder.id)]) }
         }
-        for builder in pending { try writeChunk(of: builder) }
-        for builder in tracks { builder.close(endTime: endTimes[TrackID(rawValue: builder.id)]) }
 
         let mdatSize = fileOffset - Self.mdatHeaderOffset
-        if mdatSize <= UInt64(UInt32.max) {
+        if mdatSize <= UInt64(UInt32.max) && !isFragmented {
             var size = ByteWriter(capacity: 4)
             size.write(UInt32(mdatSize))
             try store(size.bytes, at: Self.mdatHeaderOffset, step: "setting the mdat size")
         } else {
-            var header = ByteWriter(capacity: 16)  // over `wide`: a 64-bit mdat header
+            // Over `wide` (and, with fragments, the first movie atom's header): a 64-bit mdat that
+            // turns everything up to here — fragment headers included — into media data.
+            var header = ByteWriter(capacity: 16)
             header.write(UInt32(1))
             header.write("mdat" as FourCC)
             header.write(fileOffset - (Self.mdatHeaderOffset - 8))
@@ -272,8 +485,8 @@ public final class MovieWriter {
                        sampleCounts: counts, usesLargeOffsets: tracks.contains { ($0.chunkOffsets.last ?? 0) > UInt64(UInt32.max) })
     }
 
-    /// Builds `moov` from the tracks' tables.
-    private func movieAtom() throws -> ([UInt8], UInt64) {
+    /// Builds `moov` from the tracks' tables; for the header of a fragmented file, with `mvex`.
+    private func movieAtom(fragmentHeader: Bool = false) throws -> ([UInt8], UInt64) {
         let movieTimescale = configuration.movieTimescale
         let time = configuration.creationTime
         let edits = tracks.map { $0.edits(movieTimescale: movieTimescale) }
@@ -285,6 +498,11 @@ public final class MovieWriter {
                                 duration: movieDuration, nextTrackID: UInt32(tracks.count + 1)).write(to: &w)
             for (index, track) in tracks.enumerated() {
                 try writeTrack(track, edits: edits[index], duration: trackDurations[index], to: &w)
+            }
+            if fragmentHeader {
+                try w.writeAtom("mvex") { w in
+                    for track in tracks { try TrackExtendsAtom(trackID: track.id).write(to: &w) }
+                }
             }
             if !configuration.metadata.isEmpty {
                 try MetadataAtom(items: configuration.metadata).write(to: &w)

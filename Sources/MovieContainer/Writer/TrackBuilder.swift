@@ -56,6 +56,16 @@ final class TrackBuilder {
     var chunkSampleCount: UInt32 = 0
     var chunkStartTime: Int64 = 0
 
+    /// With fragments: the pending video samples, in decode order, for the next `trun`.
+    var fragmentSamples: [FragmentSample] = []
+
+    struct FragmentSample {
+        var size: UInt32
+        var decodeTime: Int64
+        var compositionOffset: Int32
+        var isSync: Bool
+    }
+
     init(id: UInt32, media: Media, chunkDuration: Duration) {
         self.id = id
         self.media = media
@@ -168,12 +178,24 @@ final class TrackBuilder {
 
     /// Records a chunk written at `offset` holding the pending samples.
     func recordChunk(at offset: UInt64) {
-        chunkOffsets.append(offset)
-        if samplesPerChunk.last?.samplesPerChunk != chunkSampleCount {
-            samplesPerChunk.append(.init(firstChunk: UInt32(chunkOffsets.count), samplesPerChunk: chunkSampleCount))
-        }
+        addChunk(at: offset, sampleCount: chunkSampleCount)
         chunk.removeAll(keepingCapacity: true)
         chunkSampleCount = 0
+    }
+
+    /// Records a chunk of `sampleCount` samples at `offset` in the tables only.
+    func addChunk(at offset: UInt64, sampleCount: UInt32) {
+        chunkOffsets.append(offset)
+        if samplesPerChunk.last?.samplesPerChunk != sampleCount {
+            samplesPerChunk.append(.init(firstChunk: UInt32(chunkOffsets.count), samplesPerChunk: sampleCount))
+        }
+    }
+
+    /// Removes the first `count` pending samples (and their bytes) once they are written.
+    func consumePending(samples count: Int, bytes: Int) {
+        chunk.removeFirst(bytes)
+        chunkSampleCount -= UInt32(count)
+        if isVideo { fragmentSamples.removeFirst(count) }
     }
 
     /// The media's total duration in track ticks.

@@ -176,6 +176,11 @@ public final class RandomAccessFile: MovieByteSink, MovieByteSource, @unchecked 
         guard result == 0 else { throw FileError(path: path, step: "flushing to disk (fdatasync)", errno: errno) }
     }
 
+    public func truncate(to size: UInt64) throws {
+        let fd = try checkedDescriptor("truncating")
+        guard ftruncate(fd, off_t(size)) == 0 else { throw FileError(path: path, step: "cutting the file to \(size) bytes", errno: errno) }
+    }
+
     /// Whether a path exists.
     public static func exists(_ path: String) -> Bool {
         var info = stat()

@@ -23,6 +23,8 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
         var mirrored = false
         var encoderSettings = H264EncoderSettings()
         var maxRecordedDuration: Duration?
+        var fragmentInterval: Duration? = .seconds(1)
+        var durability = MovieWriter.Durability.none
         var sources: SourceDescription?
         var pipeline: RecordingPipeline?
         var waiters: [CheckedContinuation<RecordingResult, Never>] = []
@@ -53,6 +55,21 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
     public var maxRecordedDuration: Duration? {
         get { state.withLock { $0.maxRecordedDuration } }
         set { state.withLock { $0.maxRecordedDuration = newValue } }
+    }
+
+    /// How often a movie fragment is written while recording (`AVCaptureMovieFileOutput`'s
+    /// movieFragmentInterval): one second by default, so a crash, a kill or a power cut loses
+    /// at most about that much; `nil` writes the movie atom only at the end. A recording that
+    /// stops normally is an ordinary movie either way.
+    public var movieFragmentInterval: Duration? {
+        get { state.withLock { $0.fragmentInterval } }
+        set { state.withLock { $0.fragmentInterval = newValue } }
+    }
+
+    /// When recorded data is forced to the disk: `.none` (the default) or after every fragment.
+    public var durability: MovieWriter.Durability {
+        get { state.withLock { $0.durability } }
+        set { state.withLock { $0.durability = newValue } }
     }
 
     // MARK: OutputService
@@ -105,7 +122,7 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
             (s.sources, RecordingPipeline.Settings(
                 path: path, overwrite: overwrite, encoder: s.encoderSettings,
                 orientation: (try? VideoOrientation(rotationAngle: s.angle, isMirrored: s.mirrored)) ?? .up,
-                maxDuration: s.maxRecordedDuration,
+                maxDuration: s.maxRecordedDuration, fragmentInterval: s.fragmentInterval, durability: s.durability,
                 metadataCreationTime: QuickTimeTimestamp(unixSeconds: Int64(SystemClock.unixSeconds()))), s.pipeline != nil)
         }
         guard !busy else { throw RecordingError(.alreadyRecording, "MovieFileOutput: a recording is already in progress; stop it first") }

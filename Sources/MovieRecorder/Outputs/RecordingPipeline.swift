@@ -20,6 +20,8 @@ final class RecordingPipeline: Sendable {
         var encoder: H264EncoderSettings
         var orientation: VideoOrientation
         var maxDuration: Duration?
+        var fragmentInterval: Duration?
+        var durability: MovieWriter.Durability = .none
         var metadataCreationTime: QuickTimeTimestamp
     }
 
@@ -94,7 +96,10 @@ final class RecordingPipeline: Sendable {
             throw RecordingError(error.code == .alreadyExists ? .fileExists : .fileError,
                                  "MovieFileOutput: creating the movie file: \(error)")
         }
-        let writer = MovieWriter(sink: file, configuration: .init(creationTime: settings.metadataCreationTime))
+        var configuration = MovieWriter.Configuration(creationTime: settings.metadataCreationTime)
+        configuration.fragmentInterval = settings.fragmentInterval
+        configuration.durability = settings.durability
+        let writer = MovieWriter(sink: file, configuration: configuration)
         videoTrack = try writer.addVideoTrack(VideoTrackFormat(
             h264: encoder.configuration, timescale: timescale, orientation: settings.orientation,
             nominalFrameDuration: rate.frameDuration))
