@@ -115,6 +115,15 @@ func record(_ arguments: Arguments) async throws -> Int32 {
         throw error
     }
 
+    let announcer = Task { [events = movie.events] in
+        for await event in events {
+            if case .didStartRecording(let path, _) = event {
+                standardError("movrec: recording to \(path)")
+                return
+            }
+        }
+    }
+    defer { announcer.cancel() }
     let interactive = isatty(2) == 1 && !quiet
     var result: RecordingResult?
     let started = MonotonicClock.now()

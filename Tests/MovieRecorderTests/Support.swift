@@ -100,6 +100,7 @@ struct ProbedStream: Decodable {
     var width: Int?
     var height: Int?
     var duration: String?
+    var start_time: String?
     var nb_frames: String?
     var sample_rate: String?
     var channels: Int?

@@ -186,8 +186,10 @@ public final class MovieWriter {
         }
         try begin()
         if isFragmented {
+            // The first fragment goes out with the first frame, so a file cut off early already
+            // holds a playable picture; later ones every interval.
             if builder === drivingTrack, let start = fragmentStart, !builder.fragmentSamples.isEmpty,
-               decodeTime - start >= ticks(configuration.fragmentInterval!, timescale: builder.timescale) {
+               fragmentSequence == 0 || decodeTime - start >= ticks(configuration.fragmentInterval!, timescale: builder.timescale) {
                 try writeFragment(nextDecodeTimes: [builder.id: decodeTime])
             }
             if builder === drivingTrack, builder.fragmentSamples.isEmpty { fragmentStart = decodeTime }
