@@ -17,6 +17,11 @@ func record(_ arguments: Arguments) async throws -> Int32 {
     let gravityText = try args.option("--gravity")
     let mountingText = try args.option("--mounting")
     let durationText = try args.option("--duration")
+    let maxSizeText = try args.option("--max-size")
+    let minFreeText = try args.option("--min-free")
+    let noFragments = args.flag("--no-fragments")
+    let fragmentText = try args.option("--fragment-interval")
+    let syncFragments = args.flag("--sync")
     let overwrite = args.flag("--overwrite")
     var settings = H264EncoderSettings()
     if let preset = try args.option("--preset") { settings.preset = preset }
@@ -86,6 +91,26 @@ func record(_ arguments: Arguments) async throws -> Int32 {
     let session = service.session
     let movie = MovieFileOutput(encoderSettings: settings)
     movie.maxRecordedDuration = maxDuration
+    func bytes(_ text: String?, _ name: String) throws -> UInt64? {
+        guard let text else { return nil }
+        let units: [Character: UInt64] = ["k": 1 << 10, "K": 1 << 10, "m": 1 << 20, "M": 1 << 20, "g": 1 << 30, "G": 1 << 30]
+        let unit = text.last.flatMap { units[$0] } ?? 1
+        guard let value = UInt64(unit == 1 ? text : String(text.dropLast())) else {
+            throw Arguments.UsageError(description: "\(name) \(text) is not a size such as 500M")
+        }
+        return value * unit
+    }
+    movie.maxRecordedFileSize = try bytes(maxSizeText, "--max-size")
+    movie.minFreeDiskSpaceLimit = try bytes(minFreeText, "--min-free")
+    if noFragments {
+        movie.movieFragmentInterval = nil
+    } else if let fragmentText {
+        guard let seconds = Double(fragmentText), seconds > 0 else {
+            throw Arguments.UsageError(description: "--fragment-interval \(fragmentText) is not a positive number of seconds")
+        }
+        movie.movieFragmentInterval = .nanoseconds(Int64(seconds * 1e9))
+    }
+    if syncFragments { movie.durability = .syncEachFragment }
     try await session.configure { config in
         try config.addInput(video)
         if let audio { try config.addInput(audio) }
@@ -155,11 +180,11 @@ func record(_ arguments: Arguments) async throws -> Int32 {
     withExtendedLifetime(observer) {}
     guard let result else { return 1 }
     print(result)
-    if !result.isPlayable { return 1 }
     switch result.error?.code {
-    case nil, .maximumDurationReached?, .sourceEnded?: return 0
+    case nil, .maximumDurationReached?, .maximumFileSizeReached?, .minimumFreeDiskSpaceReached?, .sourceEnded?:
+        return result.isPlayable ? 0 : 1
     default:
-        standardError("movrec: \(result.error!)")
+        standardError("movrec: \(result.error!)" + (result.isPlayable ? " (the movie was finalized up to that point)" : ""))
         return 1
     }
 }
@@ -292,4 +317,7 @@ func installSignalHandlers() {
     sigemptyset(&action.sa_mask)
     sigaction(SIGINT, &action, nil)
     sigaction(SIGTERM, &action, nil)
+    // Past a file size limit (ulimit -f), fail the write with EFBIG instead of dying, so the
+    // movie can still be finalized.
+    signal(SIGXFSZ, SIG_IGN)
 }

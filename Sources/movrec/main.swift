@@ -19,12 +19,16 @@ let usage = """
              [--preset P] [--tune T] [--profile P] [--crf N | --bitrate KBITS] [--keyint N]
              [--bframes N] [--threads N] [--x264-params k=v:k=v] [--quiet]
              [--gravity iio[:NAME|:PATH] | manual] [--mounting front|back|external[:ROTATION]]
+             [--max-size BYTES[K|M|G]] [--min-free BYTES[K|M|G]]
+             [--fragment-interval S | --no-fragments] [--sync]
           Record H.264 and PCM into a QuickTime movie from a V4L2 camera (default /dev/video0),
           the test pattern or a Y4M file, and an ALSA device, a tone or a WAV file (default
           none). The rotation goes into the track matrix. Ctrl-C or SIGTERM stops cleanly with
           a finalized movie; --duration stops after that many seconds of media. With --gravity
           the angle comes from the accelerometer and the camera's mounting (the driver's, or
-          --mounting) instead of --rotation.
+          --mounting) instead of --rotation. A movie fragment is written every second (or
+          --fragment-interval), so a crash or kill loses at most about that much (`movrec repair`
+          finishes such a file); --sync also flushes each fragment to the disk.
       photo OUT.jpg [--video DEVICE|testsrc] [--size WxH] [--rotation A] [--mirror]
             [--quality N] [--overwrite]
           Capture one still as JPEG; the orientation goes into the Exif Orientation tag, the

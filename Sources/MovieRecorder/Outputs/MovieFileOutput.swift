@@ -23,6 +23,8 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
         var mirrored = false
         var encoderSettings = H264EncoderSettings()
         var maxRecordedDuration: Duration?
+        var maxRecordedFileSize: UInt64?
+        var minFreeDiskSpaceLimit: UInt64?
         var fragmentInterval: Duration? = .seconds(1)
         var durability = MovieWriter.Durability.none
         var sources: SourceDescription?
@@ -55,6 +57,21 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
     public var maxRecordedDuration: Duration? {
         get { state.withLock { $0.maxRecordedDuration } }
         set { state.withLock { $0.maxRecordedDuration = newValue } }
+    }
+
+    /// The largest a movie may grow, in bytes; at the limit the recording stops with
+    /// ``RecordingError/Code/maximumFileSizeReached`` and a finalized movie (it may pass the
+    /// limit by up to one fragment). `nil` for no limit.
+    public var maxRecordedFileSize: UInt64? {
+        get { state.withLock { $0.maxRecordedFileSize } }
+        set { state.withLock { $0.maxRecordedFileSize = newValue } }
+    }
+
+    /// The free space, in bytes, the disk must keep; below it the recording stops with
+    /// ``RecordingError/Code/minimumFreeDiskSpaceReached`` and a finalized movie. `nil` for no limit.
+    public var minFreeDiskSpaceLimit: UInt64? {
+        get { state.withLock { $0.minFreeDiskSpaceLimit } }
+        set { state.withLock { $0.minFreeDiskSpaceLimit = newValue } }
     }
 
     /// How often a movie fragment is written while recording (`AVCaptureMovieFileOutput`'s
@@ -122,7 +139,8 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
             (s.sources, RecordingPipeline.Settings(
                 path: path, overwrite: overwrite, encoder: s.encoderSettings,
                 orientation: (try? VideoOrientation(rotationAngle: s.angle, isMirrored: s.mirrored)) ?? .up,
-                maxDuration: s.maxRecordedDuration, fragmentInterval: s.fragmentInterval, durability: s.durability,
+                maxDuration: s.maxRecordedDuration, maxFileSize: s.maxRecordedFileSize,
+                minFreeDiskSpace: s.minFreeDiskSpaceLimit, fragmentInterval: s.fragmentInterval, durability: s.durability,
                 metadataCreationTime: QuickTimeTimestamp(unixSeconds: Int64(SystemClock.unixSeconds()))), s.pipeline != nil)
         }
         guard !busy else { throw RecordingError(.alreadyRecording, "MovieFileOutput: a recording is already in progress; stop it first") }

@@ -20,6 +20,8 @@ final class RecordingPipeline: Sendable {
         var encoder: H264EncoderSettings
         var orientation: VideoOrientation
         var maxDuration: Duration?
+        var maxFileSize: UInt64?
+        var minFreeDiskSpace: UInt64?
         var fragmentInterval: Duration?
         var durability: MovieWriter.Durability = .none
         var metadataCreationTime: QuickTimeTimestamp
@@ -349,6 +351,7 @@ final class RecordingPipeline: Sendable {
                     $0.writtenDuration = Self.duration(nanoseconds: duration * 1_000_000_000 / UInt64(writer.configuration.movieTimescale))
                     $0.bytesWritten = bytes
                 }
+                checkLimits(bytesWritten: bytes)
             }
             let span: Int64 = state.withLock { s in
                 guard let start = s.videoStart, let end = s.videoEnd else { return 0 }
@@ -367,6 +370,28 @@ final class RecordingPipeline: Sendable {
         frames.close()
     }
 
+    private let lastDiskCheck = Mutex<UInt64>(0)
+
+    /// Stops the recording at ``MovieFileOutput/maxRecordedFileSize`` or when the disk's free
+    /// space falls below ``MovieFileOutput/minFreeDiskSpaceLimit`` (checked twice a second).
+    private func checkLimits(bytesWritten: UInt64) {
+        if let limit = settings.maxFileSize, bytesWritten >= limit {
+            beginStop(reason: RecordingError(.maximumFileSizeReached,
+                "MovieFileOutput: the maximum file size (\(limit) bytes) was reached"))
+        }
+        guard let minimum = settings.minFreeDiskSpace else { return }
+        let now = MonotonicClock.now()
+        let due = lastDiskCheck.withLock { last in
+            guard now - last >= 500_000_000 else { return false }
+            last = now
+            return true
+        }
+        if due, let free = FileSystemSpace.available(at: settings.path), free < minimum {
+            beginStop(reason: RecordingError(.minimumFreeDiskSpaceReached,
+                "MovieFileOutput: only \(free) bytes are free on the disk, below the limit of \(minimum); the recording was stopped and finalized"))
+        }
+    }
+
     private func fail(_ error: RecordingError) {
         state.withLock { s in
             if s.failed == nil { s.failed = error }
@@ -377,10 +402,20 @@ final class RecordingPipeline: Sendable {
     }
 
     private func finish() {
+        let failed = state.withLock { $0.failed != nil }
+        if failed, settings.fragmentInterval != nil {
+            // A write failed (a full disk, an I/O error): everything up to the last whole
+            // fragment is on disk. Finish it as an ordinary movie if there is room for the
+            // movie atom (cutting the partial fragment frees some); otherwise it stays a
+            // fragmented movie, which players open as it is.
+            _ = try? MovieRepair.repair(file)
+        }
         let finalSize = file.size
         try? file.close()
         var info = try? MovieInfo(source: RandomAccessFile(path: settings.path, mode: .read))
-        let noFrames = (info?.videoTrack?.sampleCount ?? 0) == 0
+        // A movie left fragmented (no room to finish it) plays through its fragments.
+        let playableFragments = info?.isFragmented == true && info!.tree.atoms.contains { $0.type == "moof" }
+        let noFrames = (info?.videoTrack?.sampleCount ?? 0) == 0 && !playableFragments
         if noFrames {
             // A movie without a single frame is not a recording: leave nothing that looks like one.
             try? RandomAccessFile.remove(settings.path)
@@ -402,7 +437,7 @@ final class RecordingPipeline: Sendable {
                 audioOverrunCount: s.overruns,
                 orientation: settings.orientation,
                 rotationChanges: s.rotationChanges,
-                isPlayable: s.failed == nil && info != nil,
+                isPlayable: info != nil && (!noFrames),  // finished, repaired after a failure, or fragmented
                 error: s.failed ?? s.stopReason,
                 interruption: s.interruption)
         }

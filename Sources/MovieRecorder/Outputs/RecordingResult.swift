@@ -20,6 +20,10 @@ public struct RecordingError: Error, Hashable, Sendable, CustomStringConvertible
         case sourceEnded
         /// ``MovieFileOutput/maxRecordedDuration`` was reached.
         case maximumDurationReached
+        /// ``MovieFileOutput/maxRecordedFileSize`` was reached.
+        case maximumFileSizeReached
+        /// The disk's free space fell below ``MovieFileOutput/minFreeDiskSpaceLimit``.
+        case minimumFreeDiskSpaceReached
     }
 
     public let code: Code
