@@ -222,3 +222,52 @@ import Testing
         #expect(configuration.outputs.isEmpty, "the output added before the failure was not kept")
     }
 }
+
+/// Pausing and resuming into the same file, as AVCaptureFileOutput does on macOS.
+@Suite struct PauseResumeTests {
+    @Test func aPausedAndResumedRecordingPlaysWithoutAGap() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let path = dir.file("paused.mov")
+        let session = CaptureSession()
+        let output = MovieFileOutput()
+        try await session.configure { config in
+            try config.addInput(TestPatternSource(width: 320, height: 240, frameRate: FrameRate(frames: 30)))
+            try config.addInput(ToneSource())
+            try config.addOutput(output)
+        }
+        try await session.startRunning()
+        try await output.startRecording(to: path)
+        try await Task.sleep(for: .milliseconds(800))
+        output.pauseRecording()
+        #expect(output.isRecordingPaused)
+        try await Task.sleep(for: .milliseconds(1000))
+        output.resumeRecording()
+        try await Task.sleep(for: .milliseconds(800))
+        let result = try #require(await output.stopRecording())
+        await session.stopRunning()
+        var kinds: [String] = []
+        for await event in output.events {
+            switch event {
+            case .didStartRecording: kinds.append("start")
+            case .didPauseRecording: kinds.append("pause")
+            case .didResumeRecording: kinds.append("resume")
+            case .didFinishRecording: kinds.append("finish")
+            }
+            if kinds.last == "finish" { break }
+        }
+        #expect(kinds == ["start", "pause", "resume", "finish"])
+        #expect(result.isPlayable && result.error == nil)
+        let seconds = Double(result.duration.components.seconds) + Double(result.duration.components.attoseconds) / 1e18
+        #expect(seconds > 1.35 && seconds < 1.9, "about 1.6 s of media, not 2.6: \(seconds)")
+        let info = try MovieInfo(source: RandomAccessFile(path: path, mode: .read))
+        let samples = try #require(info.videoTrack?.sampleTable).samples()
+        let gaps = zip(samples.dropFirst(), samples).map { $0.decodeTime - $1.decodeTime }
+        #expect(gaps.allSatisfy { $0 <= 30 }, "no frame follows another by more than 1.5 frames: \(gaps.max() ?? 0) ticks")
+        let streams = try ffprobeStreams(path)
+        let video = Double(try #require(streams.first { $0.codec_type == "video" }).duration ?? "") ?? 0
+        let audio = Double(try #require(streams.first { $0.codec_type == "audio" }).duration ?? "") ?? 0
+        #expect(abs(audio - video) < 1.0 / 30 + 0.01, "audio \(audio) s, video \(video) s")
+        #expect(try decodeAllFrames(path).errors.isEmpty)
+    }
+}

@@ -12,6 +12,10 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
     public enum Event: Sendable {
         /// The first frame was accepted; `time` is its capture time on ``MonotonicClock``.
         case didStartRecording(path: String, time: UInt64)
+        /// The recording was paused; media is not recorded until it resumes.
+        case didPauseRecording(path: String)
+        /// The recording resumed; the movie's timeline continues without a gap.
+        case didResumeRecording(path: String)
         /// The recording ended: asked to, at a limit, at the end of a file source, on a lost
         /// device or on an error. ``RecordingResult/isPlayable`` says whether the movie is
         /// finalized.
@@ -166,6 +170,24 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
             throw RecordingError(.alreadyRecording, "MovieFileOutput: another recording started at the same time")
         }
         pipeline.start()
+    }
+
+    /// A Boolean value that indicates whether the recording is paused.
+    public var isRecordingPaused: Bool { state.withLock { $0.pipeline?.isPaused ?? false } }
+
+    /// Pauses the recording, like `AVCaptureFileOutput.pauseRecording()` on macOS: nothing is
+    /// recorded until ``resumeRecording()``, and the pause leaves no gap in the movie.
+    public func pauseRecording() {
+        guard let pipeline = state.withLock({ $0.pipeline }) else { return }
+        pipeline.pause()
+        eventContinuation.yield(.didPauseRecording(path: pipeline.settings.path))
+    }
+
+    /// Resumes a paused recording into the same file.
+    public func resumeRecording() {
+        guard let pipeline = state.withLock({ $0.pipeline }) else { return }
+        pipeline.resume()
+        eventContinuation.yield(.didResumeRecording(path: pipeline.settings.path))
     }
 
     /// Stops the recording and waits until the movie is finalized.

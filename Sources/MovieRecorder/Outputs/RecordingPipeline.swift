@@ -49,6 +49,11 @@ final class RecordingPipeline: Sendable {
         var overruns = 0
         /// Added to the timestamps of a non-live audio source to align it with the video.
         var audioOffset: Int64?
+        /// Pausing: time taken out of the timeline so far, and where a pause began.
+        var paused = false
+        var pausedAt: UInt64 = 0
+        var pauseOffset: UInt64 = 0
+        var justResumed = false
         var bytesWritten: UInt64 = 0
         var writtenDuration: Duration = .zero
         var rotationChanges: [RotationChange] = []
@@ -60,7 +65,9 @@ final class RecordingPipeline: Sendable {
     private let frameDurationNanoseconds: UInt64
     private let timescale: UInt32
     private let state = Mutex(State())
-    private let frames: BoundedQueue<VideoFrame>
+    /// Frames for the encoder, each with its capture time on the recording's timeline (pauses
+    /// taken out).
+    private let frames: BoundedQueue<(frame: VideoFrame, time: UInt64)>
     private let writing = BoundedQueue<WriterItem>(capacity: 96)
     private let file: RandomAccessFile
     private let encoder: H264Encoder
@@ -125,14 +132,21 @@ final class RecordingPipeline: Sendable {
         switch event {
         case .frame(let frame):
             enum Decision { case accept(first: Bool), ignore, stop }
+            var time = frame.timestamp
             let decision: Decision = state.withLock { s in
-                guard !s.stopping, s.failed == nil else { return .ignore }
+                guard !s.stopping, s.failed == nil, !s.paused else { return .ignore }
+                if s.justResumed {
+                    // The first frame after a pause follows the last one by one frame: no gap.
+                    s.justResumed = false
+                    s.pauseOffset = frame.timestamp &- (s.lastVideoTimestamp + frameDurationNanoseconds)
+                }
+                time = frame.timestamp &- s.pauseOffset
                 if let start = s.videoStart, let max = settings.maxDuration,
-                   Self.duration(nanoseconds: frame.timestamp &- start) >= max {
+                   Self.duration(nanoseconds: time &- start) >= max {
                     return .stop
                 }
                 let first = s.videoStart == nil
-                if first { s.videoStart = frame.timestamp }
+                if first { s.videoStart = time }
                 return .accept(first: first)
             }
             switch decision {
@@ -143,11 +157,11 @@ final class RecordingPipeline: Sendable {
                     "MovieFileOutput: the maximum recorded duration (\(settings.maxDuration!)) was reached"))
             case .accept(let first):
                 if first { onStart(frame.timestamp) }
-                let accepted = video.isLive ? frames.offer(frame) : frames.push(frame)
+                let accepted = video.isLive ? frames.offer((frame, time)) : frames.push((frame, time))
                 state.withLock { s in
                     if accepted {
                         s.acceptedFrames += 1
-                        s.lastVideoTimestamp = max(s.lastVideoTimestamp, frame.timestamp)
+                        s.lastVideoTimestamp = max(s.lastVideoTimestamp, time)
                     } else if !s.stopping {
                         s.dropped += 1
                     }
@@ -172,13 +186,13 @@ final class RecordingPipeline: Sendable {
             let live = audio!.isLive
             if !live { waitForVideo(reaching: buffer.timestamp) }
             let offset: Int64? = state.withLock { s in
-                guard s.failed == nil, !s.audioEnded else { return nil }
+                guard s.failed == nil, !s.audioEnded, !s.paused else { return nil }
                 // A file or synthetic source keeps its own timeline: its first buffer lines up
                 // with the first video frame.
                 if !live, s.audioOffset == nil, let start = s.videoStart {
                     s.audioOffset = Int64(bitPattern: start &- buffer.timestamp)
                 }
-                return s.audioOffset ?? 0
+                return (s.audioOffset ?? 0) - Int64(s.pauseOffset)
             }
             guard let offset else { return }
             buffer.timestamp = UInt64(bitPattern: Int64(bitPattern: buffer.timestamp) &+ offset)
@@ -233,16 +247,40 @@ final class RecordingPipeline: Sendable {
         }
     }
 
+    /// Stops taking media until ``resume()``; the movie's timeline skips the pause.
+    func pause() {
+        state.withLock { s in
+            guard !s.paused, !s.stopping else { return }
+            s.paused = true
+            s.pausedAt = MonotonicClock.now()
+        }
+    }
+
+    /// Takes media again after ``pause()``.
+    func resume() {
+        state.withLock { s in
+            guard s.paused else { return }
+            s.paused = false
+            s.pauseOffset += MonotonicClock.now() - s.pausedAt
+            s.justResumed = s.videoStart != nil
+        }
+    }
+
+    var isPaused: Bool { state.withLock { $0.paused } }
+
     /// Stops accepting video; the threads drain, flush the encoder and finalize the file.
     func beginStop(reason: RecordingError? = nil) {
+        var wasPaused = false
         let first: Bool = state.withLock { s in
             guard !s.stopping else { return false }
+            wasPaused = s.paused
             s.stopping = true
             if s.stopReason == nil { s.stopReason = reason }
             if s.videoStart != nil { s.videoEnd = s.lastVideoTimestamp + frameDurationNanoseconds }
             return true
         }
         if first { frames.close() }
+        if first && wasPaused { endAudio() }  // no audio is taken while paused
     }
 
     /// The recording's progress: media written and file size.
@@ -255,9 +293,9 @@ final class RecordingPipeline: Sendable {
     private func encodeLoop() {
         var lastPresentation: Int64 = -1
         do {
-            while let frame = frames.pop() {
-                let start = state.withLock { $0.videoStart } ?? frame.timestamp
-                var presentation = Self.ticks(Int64(bitPattern: frame.timestamp &- start), rate: Int64(timescale))
+            while let (frame, time) = frames.pop() {
+                let start = state.withLock { $0.videoStart } ?? time
+                var presentation = Self.ticks(Int64(bitPattern: time &- start), rate: Int64(timescale))
                 if presentation <= lastPresentation { presentation = lastPresentation + 1 }
                 lastPresentation = presentation
                 if let sample = try encoder.encode(frame, presentationTime: presentation) {
