@@ -8,14 +8,12 @@ public struct MovieInspection: Sendable {
     /// Why there is no summary.
     public var problem: String?
 
-    /// Reads the file at `path`.
-    /// - Throws: ``FileError`` when it cannot be opened; ``MovieFormatError`` when even the
-    ///   top-level atoms do not parse.
-    public init(path: String) throws {
+    /// Reads the movie in `source`, named `path` in the report.
+    /// - Throws: ``MovieFormatError`` when even the top-level atoms do not parse, or the
+    ///   source's own errors.
+    public init(source: any MovieByteSource, path: String) throws {
         self.path = path
-        let file = try RandomAccessFile(path: path, mode: .read)
-        defer { try? file.close() }
-        tree = try AtomTree(source: file)
+        tree = try AtomTree(source: source)
         do {
             info = try MovieInfo(tree: tree)
         } catch {
@@ -72,6 +70,7 @@ public struct MovieInspection: Sendable {
     }
 
     static func seconds(_ value: Double) -> String {
+        guard value.isFinite, abs(value) < 9e15 else { return String(value) }
         let millis = Int64((value * 1000).rounded())
         let fraction = String(millis % 1000)
         return "\(millis / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)"
