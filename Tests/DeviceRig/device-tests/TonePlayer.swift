@@ -7,8 +7,8 @@ internal import CALSA
 /// Plays a continuous sine into an ALSA playback device on a thread of its own: the "sound"
 /// that the loopback card hands to the microphone under test.
 ///
-/// The period and buffer match what `ALSAMicrophone` asks for by default (20 ms, 8 periods),
-/// because snd-aloop makes both ends of a cable agree on period and buffer size.
+/// snd-aloop makes the microphone's end of the cable take this end's rate, format and channels.
+/// The buffer holds half a second, so the tone goes on through a while of busy CPU.
 final class TonePlayer: Sendable {
     let device: String
     let frequency: Double
@@ -18,7 +18,7 @@ final class TonePlayer: Sendable {
 
     /// Opens the device and starts playing.
     init(device: String, frequency: Double, sampleRate: UInt32 = 48_000, periodFrames: Int = 960,
-         periods: Int = 8) throws(CaseError) {
+         periods: Int = 25) throws(CaseError) {
         self.device = device
         self.frequency = frequency
         self.sampleRate = sampleRate
