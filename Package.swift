@@ -39,6 +39,14 @@ let package = Package(
             path: "Tests/DeviceRig/device-probe",
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
+        // The library against vivid and snd-aloop inside the VM: recordings in each pixel
+        // format with the loopback's tone, fault injection, a replug, an ALSA overrun.
+        .executableTarget(
+            name: "device-tests",
+            dependencies: ["MovieRecorder", "CV4L2", "CALSA"],
+            path: "Tests/DeviceRig/device-tests",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
         .testTarget(name: "MovieContainerTests", dependencies: ["MovieContainer"], swiftSettings: strict),
         .testTarget(
             name: "MovieRecorderTests",

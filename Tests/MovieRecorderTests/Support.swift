@@ -121,8 +121,13 @@ func ffprobeStreams(_ path: String) throws -> [ProbedStream] {
 
 /// Decodes every frame with ffmpeg; returns the number of decoded video frames and ffmpeg's
 /// error output (empty when clean).
+///
+/// `-fps_mode passthrough` keeps ffmpeg from dropping or repeating frames to fit a constant
+/// output rate: a camera's timestamps jitter, and ffmpeg may guess a rate such as 300 fps from
+/// them and then drop frames that fall into the same output slot.
 func decodeAllFrames(_ path: String) throws -> (videoFrames: Int, errors: String) {
-    let result = try run("ffmpeg", ["-nostdin", "-v", "error", "-i", path, "-map", "0:v:0", "-f", "framecrc", "-"])
+    let result = try run("ffmpeg", ["-nostdin", "-v", "error", "-i", path, "-map", "0:v:0", "-fps_mode", "passthrough",
+                                    "-f", "framecrc", "-"])
     let frames = result.output.split(separator: "\n").filter { !$0.hasPrefix("#") && !$0.isEmpty }.count
     return (frames, result.status == 0 ? result.error : "exit \(result.status): \(result.error)")
 }

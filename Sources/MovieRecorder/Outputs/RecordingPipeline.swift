@@ -242,7 +242,9 @@ final class RecordingPipeline: Sendable {
     func recordRotationChange(_ orientation: VideoOrientation) {
         state.withLock { s in
             guard let start = s.videoStart, !s.stopping else { return }
-            s.rotationChanges.append(RotationChange(time: Self.duration(nanoseconds: MonotonicClock.now() &- start),
+            // A driver may stamp the first frame slightly ahead of now (see V4L2Stream.timestamp(of:)).
+            let now = MonotonicClock.now()
+            s.rotationChanges.append(RotationChange(time: Self.duration(nanoseconds: now > start ? now - start : 0),
                                                     orientation: orientation))
         }
     }

@@ -148,13 +148,21 @@ final class V4L2Stream: @unchecked Sendable {
         shutdown()
     }
 
-    /// The driver's capture time when it is on the monotonic clock and plausible, else now.
+    /// The driver's capture time when it is on the monotonic clock and plausible (within a
+    /// second of now), else now.
+    ///
+    /// The window reaches into the future too: a driver may stamp a buffer with the end of its
+    /// exposure before that moment has come. vivid stamps 0.9 of a frame period ahead of the
+    /// moment it completes a buffer, so at 25 fps its buffers are dequeued 28–35 ms before
+    /// their timestamps. Accepting only past times replaced every such timestamp with the
+    /// arrival time, and would mix the two clocks whenever a buffer is dequeued late.
     static func timestamp(of buffer: v4l2_buffer) -> UInt64 {
         let now = MonotonicClock.now()
         guard buffer.flags & UInt32(V4L2_BUF_FLAG_TIMESTAMP_MASK) == UInt32(V4L2_BUF_FLAG_TIMESTAMP_MONOTONIC) else { return now }
         let ns = UInt64(max(0, buffer.timestamp.tv_sec)) &* 1_000_000_000 &+ UInt64(max(0, buffer.timestamp.tv_usec)) &* 1000
         // A wrapped or bogus driver timestamp must not corrupt the timeline.
-        return ns <= now && now - ns < 1_000_000_000 ? ns : now
+        let distance = ns > now ? ns - now : now - ns
+        return distance < 1_000_000_000 ? ns : now
     }
 
     private func deliverDirect(_ buffer: v4l2_buffer, format: PixelFormat, timestamp: UInt64,

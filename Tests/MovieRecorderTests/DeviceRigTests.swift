@@ -1,0 +1,230 @@
+import Foundation
+import Testing
+@testable import MovieRecorder
+
+/// The library against real capture drivers: `Tests/DeviceRig/run-device-tests` boots a VM with
+/// vivid (/dev/video0) and snd-aloop, runs the `device-tests` product there once, and brings its
+/// movies and its summary back. These tests check both with ffprobe and ffmpeg as independent
+/// readers.
+///
+/// The rig installs what it needs through apt (QEMU, busybox, the Debian kernel), so it is never
+/// skipped; a rig that fails fails every test here with its output. The run takes about a
+/// minute and a half of VM time plus the release build of `device-tests`. The recordings are
+/// real time on an emulated CPU: on a two-core machine, other CPU-heavy work at the same time
+/// shows up as dropped frames.
+@Suite(.serialized, .timeLimit(.minutes(10))) struct DeviceRigTests {
+    static let frameRate = 25.0
+
+    /// The movies recorded in each camera format, with the orientation each was given.
+    static let recordings: [(name: String, orientation: VideoOrientation)] = [
+        ("record-yuyv", .up),
+        ("record-nv12", try! VideoOrientation(rotationAngle: 90)),
+        ("record-rgb24", try! VideoOrientation(rotationAngle: 270, isMirrored: true)),
+    ]
+
+    @Test func everyCasePassesInTheVM() async throws {
+        let rig = await DeviceRig.shared.result()
+        #expect(rig.status == 0, "run-device-tests exited with \(rig.status) after \(rig.seconds) s:\n\(rig.output)")
+        let names = ["discovery", "record-yuyv", "record-nv12", "record-rgb24", "fault-buf-error", "fault-dropped",
+                     "fault-wrap-sequence", "fault-wrap-timestamp", "fault-disconnect", "replug", "alsa-overrun"]
+        for name in names {
+            let summary = rig.cases[name]
+            #expect(summary != nil, "no CASE line for \(name):\n\(rig.output)")
+            #expect(summary?["status"] == "pass", "\(name): \(summary.map { "\($0)" } ?? "missing")")
+        }
+        #expect(rig.seconds < 300, "the rig took \(rig.seconds) s")
+    }
+
+    @Test func discoveryFindsVividAndTheLoopback() async throws {
+        let rig = await DeviceRig.shared.result()
+        let discovery = try rig.summary("discovery")
+        #expect(discovery["cameras"] == "/dev/video0")
+        #expect(discovery["driver"] == "vivid")
+        for code in ["YUYV", "NV12", "RGB3"] {
+            let rates = discovery["\(code)_640x480"]?.split(separator: ",") ?? []
+            #expect(rates.contains("25_fps"), "\(code) at 640x480: \(discovery["\(code)_640x480"] ?? "missing")")
+        }
+        #expect(discovery["microphones"]?.contains("Loopback") == true)
+    }
+
+    @Test(arguments: recordings.map(\.name))
+    func recordedMovieHasEveryFrameTheToneAndItsOrientation(_ name: String) async throws {
+        let rig = await DeviceRig.shared.result()
+        let summary = try rig.summary(name)
+        let path = try rig.movie(name)
+        let streams = try ffprobeStreams(path)
+        let video = try #require(streams.first { $0.codec_type == "video" })
+        let audio = try #require(streams.first { $0.codec_type == "audio" })
+        #expect(video.codec_name == "h264" && video.width == 640 && video.height == 480)
+        #expect(audio.codec_name == "pcm_s16le" && audio.sample_rate == "48000" && audio.channels == 2)
+
+        // 5 s at 25 fps, and the library counted what ffprobe counts.
+        let frames = try #require(Int(video.nb_frames ?? ""))
+        #expect(abs(Double(frames) - 5 * Self.frameRate) <= 5 * Self.frameRate * 0.05, "\(frames) frames")
+        #expect(summary["frames"] == String(frames))
+        let decoded = try decodeAllFrames(path)
+        #expect(decoded.errors.isEmpty, "ffmpeg: \(decoded.errors)")
+        #expect(decoded.videoFrames == frames)
+
+        // 5 s (within two frames: the frame that reaches the limit is left out, the one before it
+        // lasts a frame), and the tracks end together.
+        let videoDuration = try #require(Double(video.duration ?? ""))
+        let audioDuration = try #require(Double(audio.duration ?? ""))
+        #expect(abs(videoDuration - 5) <= 2 / Self.frameRate, "the video lasts \(videoDuration) s")
+        #expect(abs(videoDuration - audioDuration) < 1 / Self.frameRate, "video \(videoDuration) s, audio \(audioDuration) s")
+
+        // The loopback's 1 kHz tone, measured from zero crossings of the left channel.
+        let hertz = try toneFrequency(path)
+        #expect(abs(hertz - 1000) <= 20, "the audio measures \(hertz) Hz")
+
+        // The orientation asked for, in the track matrix as this library reads it and as ffprobe does.
+        let expected = try #require(Self.recordings.first { $0.name == name }?.orientation)
+        let info = try MovieInfo(source: RandomAccessFile(path: path, mode: .read))
+        #expect(info.videoTrack?.orientation == expected)
+        #expect((video.rotation ?? 0) == expected.ffprobeRotation, "ffprobe rotation \(video.rotation ?? 0)")
+    }
+
+    @Test func faultsAreReportedAndTheMoviesStayPlayable() async throws {
+        let rig = await DeviceRig.shared.result()
+        // Every movie, faults included, decodes without an error.
+        for name in ["fault-buf-error", "fault-dropped", "fault-wrap-sequence", "fault-wrap-timestamp",
+                     "fault-disconnect", "replug"] {
+            let summary = try rig.summary(name)
+            #expect(summary["playable"] == "true", "\(name): \(summary)")
+            let path = try rig.movie(name)
+            let decoded = try decodeAllFrames(path)
+            #expect(decoded.errors.isEmpty, "\(name): ffmpeg: \(decoded.errors)")
+            #expect(String(decoded.videoFrames) == summary["frames"], "\(name): ffmpeg decoded \(decoded.videoFrames) frames")
+        }
+
+        let disconnect = try rig.summary("fault-disconnect")
+        #expect(disconnect["ended"] == "deviceLost")
+        #expect(disconnect["interruption"] == "yes")
+        #expect(disconnect["session"]?.split(separator: ",").contains("interrupted") == true)
+
+        let corrupt = try rig.summary("fault-buf-error")
+        #expect((Int(corrupt["corrupt"] ?? "") ?? 0) >= 1)
+        #expect(corrupt["ended"] == "maximumDurationReached", "the recording went on to its 5 s")
+        try expectFrames(corrupt, seconds: 5)
+
+        let dropped = try rig.summary("fault-dropped")
+        let percent = try #require(Int(dropped["dropped_percent"] ?? ""))
+        #expect(abs(percent - 20) <= 8, "\(percent)% of the frames dropped with vivid dropping 20%")
+
+        for name in ["fault-wrap-sequence", "fault-wrap-timestamp"] {
+            let wrap = try rig.summary(name)
+            #expect(wrap["ended"] == "maximumDurationReached", "\(name) ended \(wrap["ended"] ?? "?")")
+            try expectFrames(wrap, seconds: 5)
+            try expectDuration(try rig.movie(name), seconds: 5)
+        }
+        #expect(try rig.summary("fault-wrap-sequence")["seq_wraps"] == "1")
+
+        let replug = try rig.summary("replug")
+        #expect(replug["ended"] == "maximumDurationReached")
+        try expectFrames(replug, seconds: 2)
+
+        let overrun = try rig.summary("alsa-overrun")
+        #expect((Int(overrun["overruns"] ?? "") ?? 0) >= 1)
+        #expect((Int(overrun["buffers_after"] ?? "") ?? 0) >= 50, "buffers kept coming after the overrun")
+    }
+
+    /// A case's frame count is `seconds` at 25 fps within 5%.
+    func expectFrames(_ summary: [String: String], seconds: Double, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let frames = try #require(Int(summary["frames"] ?? ""), sourceLocation: sourceLocation)
+        #expect(abs(Double(frames) - seconds * Self.frameRate) <= seconds * Self.frameRate * 0.05,
+                "\(frames) frames in \(seconds) s", sourceLocation: sourceLocation)
+    }
+
+    /// ffprobe's video duration is `seconds` within two frames.
+    func expectDuration(_ path: String, seconds: Double, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let video = try #require(try ffprobeStreams(path).first { $0.codec_type == "video" }, sourceLocation: sourceLocation)
+        let duration = try #require(Double(video.duration ?? ""), sourceLocation: sourceLocation)
+        #expect(abs(duration - seconds) <= 2 / Self.frameRate, "\(path): \(duration) s", sourceLocation: sourceLocation)
+    }
+
+    /// The frequency of the tone in a movie's audio: ffmpeg decodes it to raw s16le, and the left
+    /// channel's zero crossings (two per cycle) are counted.
+    func toneFrequency(_ path: String) throws -> Double {
+        let result = try run("ffmpeg", ["-nostdin", "-v", "error", "-i", path, "-map", "0:a:0", "-f", "s16le", "-acodec", "pcm_s16le", "-"])
+        #expect(result.status == 0, "ffmpeg: \(result.error)")
+        let samples: [Int16] = result.outputData.withUnsafeBytes { raw in
+            stride(from: 0, to: raw.count - 3, by: 4).map { Int16(littleEndian: raw.loadUnaligned(fromByteOffset: $0, as: Int16.self)) }
+        }
+        guard samples.count > 48_000 else { return 0 }
+        var crossings = 0
+        for i in 1..<samples.count where (samples[i - 1] < 0) != (samples[i] < 0) { crossings += 1 }
+        return Double(crossings) / 2 / (Double(samples.count) / 48_000)
+    }
+}
+
+/// One run of the device rig, shared by every test of ``DeviceRigTests``.
+actor DeviceRig {
+    static let shared = DeviceRig()
+
+    struct Run: Sendable {
+        var status: Int32
+        /// The rig's stdout and stderr.
+        var output: String
+        var seconds: Double
+        /// Where the movies and summary.txt came back.
+        var directory: String
+        /// The `CASE` lines: case name → key → value (with `status`).
+        var cases: [String: [String: String]]
+
+        func summary(_ name: String) throws -> [String: String] {
+            try #require(cases[name], "no summary for \(name); the rig said:\n\(output)")
+        }
+
+        func movie(_ name: String) throws -> String {
+            let path = directory + "/" + name + ".mov"
+            try #require(FileManager.default.fileExists(atPath: path), "\(name).mov did not come back; the rig said:\n\(output)")
+            return path
+        }
+    }
+
+    private var task: Task<Run, Never>?
+
+    /// Runs the rig the first time it is asked, then returns that run.
+    func result() async -> Run {
+        if let task { return await task.value }
+        let started = Task.detached { await Self.runRig() }
+        task = started
+        return await started.value
+    }
+
+    /// `run-device-tests -o .build/device-rig-out device-tests`, built in .build/device-rig, on a
+    /// thread of its own.
+    private static func runRig() async -> Run {
+        let root = URL(fileURLWithPath: fixturesDirectory).deletingLastPathComponent().path
+        let directory = root + "/.build/device-rig-out"
+        let started = Date()
+        let outcome: Result<ProgramResult, any Error> = await withCheckedContinuation { continuation in
+            Thread {
+                continuation.resume(returning: Result {
+                    // A build directory of its own: `swift test` holds the lock on .build while it runs.
+                    try run("/usr/bin/env", ["RIG_SCRATCH_PATH=\(root)/.build/device-rig",
+                                             root + "/Tests/DeviceRig/run-device-tests", "-t", "280", "-o", directory, "device-tests"])
+                })
+            }.start()
+        }
+        let seconds = Date().timeIntervalSince(started)
+        switch outcome {
+        case .failure(let error):
+            return Run(status: -1, output: "run-device-tests could not start: \(error)", seconds: seconds, directory: directory, cases: [:])
+        case .success(let program):
+            var cases: [String: [String: String]] = [:]
+            for line in program.output.split(separator: "\n") where line.hasPrefix("CASE ") {
+                let words = line.split(separator: " ")
+                guard words.count >= 2 else { continue }
+                var values: [String: String] = [:]
+                for word in words.dropFirst(2) {
+                    let pair = word.split(separator: "=", maxSplits: 1)
+                    if pair.count == 2 { values[String(pair[0])] = String(pair[1]) }
+                }
+                cases[String(words[1])] = values
+            }
+            return Run(status: program.status, output: program.output + program.error, seconds: seconds,
+                       directory: directory, cases: cases)
+        }
+    }
+}
