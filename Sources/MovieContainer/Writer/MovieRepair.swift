@@ -70,6 +70,9 @@ public enum MovieRepair {
             throw RepairError(code: .unsupportedLayout, message: "the file does not have this library's fragmented layout (ftyp, wide, moov): it cannot be finished in place")
         }
         let info = try MovieInfo(tree: tree)
+        guard info.movieHeader.timescale > 0 else {
+            throw RepairError(code: .unsupportedTrack, message: "the movie header's time scale is 0, so no duration can be expressed")
+        }
 
         var configuration = MovieWriter.Configuration(creationTime: info.movieHeader.creationTime)
         configuration.movieTimescale = info.movieHeader.timescale
@@ -91,6 +94,9 @@ public enum MovieRepair {
         var timescales: [UInt32: UInt32] = [:]
         var videoTrackIDs: Set<UInt32> = []
         for track in info.tracks {
+            guard track.mediaHeader.timescale > 0 else {
+                throw RepairError(code: .unsupportedTrack, message: "track \(track.trackID)'s time scale is 0")
+            }
             guard let entry = track.sampleDescription else {
                 throw RepairError(code: .unsupportedTrack, message: "track \(track.trackID) has no sample description")
             }
@@ -102,7 +108,11 @@ public enum MovieRepair {
                     orientation: track.orientation ?? .up)))
                 videoTrackIDs.insert(track.trackID)
             case "soun":
-                trackIDs[track.trackID] = writer.adoptTrack(.audio(AudioTrackFormat(pcm: try SoundSampleEntry(entry).pcm)))
+                let pcm = try SoundSampleEntry(entry).pcm
+                do { try pcm.validate() } catch {
+                    throw RepairError(code: .unsupportedTrack, message: "track \(track.trackID): \(error.message)")
+                }
+                trackIDs[track.trackID] = writer.adoptTrack(.audio(AudioTrackFormat(pcm: pcm)))
             default:
                 throw RepairError(code: .unsupportedTrack, message: "track \(track.trackID) is '\(track.mediaType)', which this library does not write")
             }
@@ -120,6 +130,9 @@ public enum MovieRepair {
             var frames: Int
         }
         var runs: [Run] = []
+        // Times continue from run to run; only a track's first `tfdt` places it. (This library
+        // writes them continuous; a hostile file must not send decode times backwards.)
+        var nextTime: [UInt32: Int64] = [:]
         for (moof, mdat) in fragments {
             for traf in moof.children("traf") {
                 guard let header = try traf.child("tfhd")?.decode(TrackFragmentHeaderAtom.self), trackIDs[header.trackID] != nil else { continue }
@@ -128,12 +141,18 @@ public enum MovieRepair {
                 let defaultDuration = header.defaultSampleDuration ?? trex?.defaultSampleDuration ?? 0
                 let defaultSize = header.defaultSampleSize ?? trex?.defaultSampleSize ?? 0
                 let defaultFlags = header.defaultSampleFlags ?? trex?.defaultSampleFlags ?? 0
-                var time = Int64(try traf.child("tfdt")?.decode(TrackFragmentDecodeTimeAtom.self).baseMediaDecodeTime ?? 0)
+                let declared = try traf.child("tfdt")?.decode(TrackFragmentDecodeTimeAtom.self).baseMediaDecodeTime ?? 0
+                var time = nextTime[header.trackID] ?? Int64(min(declared, UInt64(Int64.max / 4)))
                 for trunNode in traf.children("trun") {
                     let trun = try trunNode.decode(TrackRunAtom.self)
                     let start = Int64(header.baseDataOffset ?? moof.offset) + Int64(trun.dataOffset ?? 0)
                     var run = Run(track: header.trackID, offset: UInt64(max(0, start)), baseTime: time, samples: [], frames: 0)
                     var bytes: UInt64 = 0
+                    // Every sample has at least one byte: a count beyond the media is hostile.
+                    guard UInt64(trun.sampleCount) <= mdat.size else {
+                        throw MovieFormatError(code: .tableLargerThanAtom, atom: "trun",
+                                               message: "a 'trun' of track \(header.trackID) claims \(trun.sampleCount) samples in \(mdat.size) bytes of media")
+                    }
                     if videoTrackIDs.contains(header.trackID) {
                         for index in 0..<Int(trun.sampleCount) {
                             let s = index < trun.samples.count ? trun.samples[index] : TrackRunAtom.Sample()
@@ -159,6 +178,7 @@ public enum MovieRepair {
                     }
                     runs.append(run)
                 }
+                nextTime[header.trackID] = time
             }
         }
         // Fragments shift every track by the video's delay; the first presented frame is time 0.

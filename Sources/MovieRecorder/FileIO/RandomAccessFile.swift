@@ -181,6 +181,14 @@ public final class RandomAccessFile: MovieByteSink, MovieByteSource, @unchecked 
         guard ftruncate(fd, off_t(size)) == 0 else { throw FileError(path: path, step: "cutting the file to \(size) bytes", errno: errno) }
     }
 
+    /// A Boolean value that indicates whether the file still has a name on disk: false once it,
+    /// or its directory, was deleted while open (writes then go nowhere anyone can find).
+    public var isLinked: Bool {
+        var info = stat()
+        guard descriptor >= 0, fstat(descriptor, &info) == 0 else { return false }
+        return info.st_nlink > 0
+    }
+
     /// Whether a path exists.
     public static func exists(_ path: String) -> Bool {
         var info = stat()

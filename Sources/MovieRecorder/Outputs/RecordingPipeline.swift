@@ -419,14 +419,18 @@ final class RecordingPipeline: Sendable {
             beginStop(reason: RecordingError(.maximumFileSizeReached,
                 "MovieFileOutput: the maximum file size (\(limit) bytes) was reached"))
         }
-        guard let minimum = settings.minFreeDiskSpace else { return }
         let now = MonotonicClock.now()
         let due = lastDiskCheck.withLock { last in
             guard now - last >= 500_000_000 else { return false }
             last = now
             return true
         }
-        if due, let free = FileSystemSpace.available(at: settings.path), free < minimum {
+        guard due else { return }
+        if !file.isLinked {
+            fail(RecordingError(.fileError, "MovieFileOutput: \(settings.path) was deleted, or its directory removed, while recording; the recording was stopped"))
+            return
+        }
+        if let minimum = settings.minFreeDiskSpace, let free = FileSystemSpace.available(at: settings.path), free < minimum {
             beginStop(reason: RecordingError(.minimumFreeDiskSpaceReached,
                 "MovieFileOutput: only \(free) bytes are free on the disk, below the limit of \(minimum); the recording was stopped and finalized"))
         }
