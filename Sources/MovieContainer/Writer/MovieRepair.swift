@@ -145,7 +145,10 @@ public enum MovieRepair {
                 var time = nextTime[header.trackID] ?? Int64(min(declared, UInt64(Int64.max / 4)))
                 for trunNode in traf.children("trun") {
                     let trun = try trunNode.decode(TrackRunAtom.self)
-                    let start = Int64(header.baseDataOffset ?? moof.offset) + Int64(trun.dataOffset ?? 0)
+                    guard let base = Int64(exactly: header.baseDataOffset ?? moof.offset), base < Int64.max / 2 else {
+                        throw MovieFormatError(code: .invalidValue, atom: "tfhd", message: "a 'tfhd' base data offset lies beyond any file")
+                    }
+                    let start = base + Int64(trun.dataOffset ?? 0)
                     var run = Run(track: header.trackID, offset: UInt64(max(0, start)), baseTime: time, samples: [], frames: 0)
                     var bytes: UInt64 = 0
                     // Every sample has at least one byte: a count beyond the media is hostile.
@@ -172,7 +175,8 @@ public enum MovieRepair {
                         bytes = UInt64(trun.sampleCount) * UInt64(defaultSize)
                         time += Int64(trun.sampleCount)
                     }
-                    guard start >= Int64(mdat.offset) + Int64(mdat.headerSize), UInt64(start) + bytes <= mdat.offset + mdat.size else {
+                    guard start >= Int64(mdat.offset) + Int64(mdat.headerSize), bytes <= mdat.size,
+                          UInt64(start) <= mdat.offset + mdat.size - bytes else {
                         throw MovieFormatError(code: .invalidValue, atom: "trun",
                                                message: "a 'trun' of track \(header.trackID) points outside its fragment's media data")
                     }

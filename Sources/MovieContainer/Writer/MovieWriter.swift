@@ -69,7 +69,6 @@ public final class MovieWriter {
 
     /// The offset of the `mdat` header's size field; `wide` sits just before it.
     static let mdatHeaderOffset: UInt64 = 28
-    static let mediaDataStart: UInt64 = 36
 
     public let configuration: Configuration
     let sink: any MovieByteSink
@@ -463,7 +462,13 @@ public final class MovieWriter {
             for builder in tracks { builder.close(endTime: endTimes[TrackID(rawValue: builder.id)]) }
         }
 
-        let mdatSize = fileOffset - Self.mdatHeaderOffset
+        // The movie atom goes down before the header that hides the fragments: if the disk fills
+        // while writing it, the file is still a fragmented movie that repair can finish.
+        let mediaEnd = fileOffset
+        let (moov, duration) = try movieAtom()
+        try store(moov, at: mediaEnd, step: "writing the movie atom")
+        fileOffset += UInt64(moov.count)
+        let mdatSize = mediaEnd - Self.mdatHeaderOffset
         if mdatSize <= UInt64(UInt32.max) && !isFragmented {
             var size = ByteWriter(capacity: 4)
             size.write(UInt32(mdatSize))
@@ -474,12 +479,9 @@ public final class MovieWriter {
             var header = ByteWriter(capacity: 16)
             header.write(UInt32(1))
             header.write("mdat" as FourCC)
-            header.write(fileOffset - (Self.mdatHeaderOffset - 8))
+            header.write(mediaEnd - (Self.mdatHeaderOffset - 8))
             try store(header.bytes, at: Self.mdatHeaderOffset - 8, step: "setting the 64-bit mdat size")
         }
-        let (moov, duration) = try movieAtom()
-        try store(moov, at: fileOffset, step: "writing the movie atom")
-        fileOffset += UInt64(moov.count)
         state = .finished
         var counts: [TrackID: UInt64] = [:]
         for t in tracks { counts[TrackID(rawValue: t.id)] = t.sampleCount }

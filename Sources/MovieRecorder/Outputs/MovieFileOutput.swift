@@ -156,7 +156,7 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
         let pipeline = try await runOnDedicatedThread(name: "movrec-open") {
             try RecordingPipeline(settings: settings, sources: sources,
                                   onStart: { time in events.yield(.didStartRecording(path: path, time: time)) },
-                                  onFinish: { [weak self] result in self?.finished(result) })
+                                  onFinish: { [weak self] result in self?.finished(result, path: path) })
         }
         let installed = state.withLock { s in
             guard s.pipeline == nil else { return false }
@@ -213,8 +213,11 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
         }
     }
 
-    private func finished(_ result: RecordingResult) {
-        let waiters = state.withLock { s in
+    private func finished(_ result: RecordingResult, path: String) {
+        let waiters = state.withLock { s -> [CheckedContinuation<RecordingResult, Never>] in
+            // Only the recording in progress clears itself (a pipeline that lost a start race
+            // finishes too, and must not orphan the winner).
+            guard s.pipeline?.settings.path == path else { return [] }
             s.pipeline = nil
             s.lastResult = result
             defer { s.waiters = [] }

@@ -43,7 +43,6 @@ final class RecordingPipeline: Sendable {
         var failed: RecordingError?
         var stopReason: RecordingError?
         var interruption: InterruptionReason?
-        var acceptedFrames = 0
         var dropped = 0
         var corrupted = 0
         var overruns = 0
@@ -109,10 +108,17 @@ final class RecordingPipeline: Sendable {
         configuration.fragmentInterval = settings.fragmentInterval
         configuration.durability = settings.durability
         let writer = MovieWriter(sink: file, configuration: configuration)
-        videoTrack = try writer.addVideoTrack(VideoTrackFormat(
-            h264: encoder.configuration, timescale: timescale, orientation: settings.orientation,
-            nominalFrameDuration: rate.frameDuration))
-        audioTrack = try sources.audio.map { try writer.addAudioTrack(AudioTrackFormat(pcm: $0.format)) }
+        do {
+            videoTrack = try writer.addVideoTrack(VideoTrackFormat(
+                h264: encoder.configuration, timescale: timescale, orientation: settings.orientation,
+                nominalFrameDuration: rate.frameDuration))
+            audioTrack = try sources.audio.map { try writer.addAudioTrack(AudioTrackFormat(pcm: $0.format)) }
+        } catch {
+            encoder.close()
+            try? file.close()
+            try? RandomAccessFile.remove(settings.path)
+            throw RecordingError(.fileError, "MovieFileOutput: describing the tracks: \(error)")
+        }
         self.writer = UnsafeTransfer(writer)
     }
 
@@ -138,7 +144,12 @@ final class RecordingPipeline: Sendable {
                 if s.justResumed {
                     // The first frame after a pause follows the last one by one frame: no gap.
                     s.justResumed = false
-                    s.pauseOffset = frame.timestamp &- (s.lastVideoTimestamp + frameDurationNanoseconds)
+                    let aligned = frame.timestamp &- (s.lastVideoTimestamp + frameDurationNanoseconds)
+                    // Never take back time already removed (a frame arriving early after a very
+                    // short pause): the offset only grows.
+                    if frame.timestamp > s.lastVideoTimestamp + frameDurationNanoseconds, aligned > s.pauseOffset {
+                        s.pauseOffset = aligned
+                    }
                 }
                 time = frame.timestamp &- s.pauseOffset
                 if let start = s.videoStart, let max = settings.maxDuration,
@@ -146,7 +157,10 @@ final class RecordingPipeline: Sendable {
                     return .stop
                 }
                 let first = s.videoStart == nil
-                if first { s.videoStart = time }
+                if first {
+                    s.videoStart = time
+                    s.lastVideoTimestamp = time  // a stop before this frame is queued still ends after it
+                }
                 return .accept(first: first)
             }
             switch decision {
@@ -160,7 +174,6 @@ final class RecordingPipeline: Sendable {
                 let accepted = video.isLive ? frames.offer((frame, time)) : frames.push((frame, time))
                 state.withLock { s in
                     if accepted {
-                        s.acceptedFrames += 1
                         s.lastVideoTimestamp = max(s.lastVideoTimestamp, time)
                     } else if !s.stopping {
                         s.dropped += 1

@@ -50,10 +50,10 @@ public final class RotationObserver: Sendable {
     }
 
     deinit {
-        shared.state.withLock { s in
-            for observation in s.observations { observation.cancel() }
-            s.coordinator?.invalidate()
-        }
+        // Cancel outside the lock: a coordinator's callbacks take this lock while holding theirs.
+        let (observations, coordinator) = shared.state.withLock { ($0.observations, $0.coordinator) }
+        for observation in observations { observation.cancel() }
+        coordinator?.invalidate()
         continuation.finish()
     }
 
@@ -79,14 +79,16 @@ public final class RotationObserver: Sendable {
 
     private func restart(_ change: (inout State) -> Void) throws {
         // Cancel first: after this block no callback of the old coordinator can publish.
-        let (camera, mounting, target): ((any VideoSource)?, CameraMounting?, (any PreviewTarget)?) = shared.state.withLock { s in
-            for observation in s.observations { observation.cancel() }
+        let (camera, mounting, target, oldObservations, oldCoordinator) = shared.state.withLock { s in
+            let old = (s.observations, s.coordinator)
             s.observations = []
-            s.coordinator?.invalidate()
-            s.coordinator = nil
+            s.coordinator = nil  // from here no callback of the old coordinator passes the identity check
             change(&s)
-            return (s.camera, s.mounting, s.previewTarget)
+            return (s.camera, s.mounting, s.previewTarget, old.0, old.1)
         }
+        // Outside the lock: a coordinator's callbacks take this lock while holding theirs.
+        for observation in oldObservations { observation.cancel() }
+        oldCoordinator?.invalidate()
         guard let camera else { return }
         let coordinator = try RotationCoordinator(camera: camera, mounting: mounting, gravitySource: gravitySource,
                                                   previewDisplayRotation: target?.displayRotation ?? 0)

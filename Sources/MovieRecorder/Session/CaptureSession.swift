@@ -185,7 +185,14 @@ public actor CaptureSession {
         router.setReceivers(configuration.outputs.compactMap { $0 as? any MediaReceiver })
         let description = sourceDescription()
         for output in configuration.outputs { (output as? any MediaReceiver)?.connect(description) }
-        if let video = configuration.videoInput { try await start(video) }
+        if let video = configuration.videoInput {
+            do {
+                try await start(video)
+            } catch {
+                for output in configuration.outputs { (output as? any MediaReceiver)?.disconnect() }
+                throw error
+            }
+        }
         if let audio = configuration.audioInput {
             do {
                 try await start(audio)
@@ -210,13 +217,15 @@ public actor CaptureSession {
         guard isRunning else { return }
         isRunning = false
         let (video, audio) = (configuration.videoInput, configuration.audioInput)
+        // Outputs first: a recording stops taking media (and releases a file source waiting on
+        // it) before the source threads are joined.
+        for output in configuration.outputs { (output as? any MediaReceiver)?.disconnect() }
         halt(video)
         halt(audio)
         await runBlocking {
             video?.stop()
             audio?.stop()
         }
-        for output in configuration.outputs { (output as? any MediaReceiver)?.disconnect() }
         router.setReceivers([])
         if router.takeInterrupted() { wasInterrupted = true }
         eventContinuation.yield(.stopped)
