@@ -137,6 +137,12 @@ final class RecordingPipeline: Sendable {
     func receive(_ event: VideoSourceEvent) {
         switch event {
         case .frame(let frame):
+            // A frame of another shape (an input swapped mid-recording) cannot go to this encoder.
+            guard frame.width == video.format.width, frame.height == video.format.height,
+                  frame.pixelFormat == video.format.pixelFormat else {
+                state.withLock { if $0.videoStart != nil { $0.dropped += 1 } }
+                return
+            }
             enum Decision { case accept(first: Bool), ignore, stop }
             var time = frame.timestamp
             let decision: Decision = state.withLock { s in
@@ -196,6 +202,7 @@ final class RecordingPipeline: Sendable {
         guard audio != nil else { return }
         switch event {
         case .buffer(var buffer):
+            guard buffer.frameCount > 0, buffer.bytes.count == buffer.frameCount * audio!.format.bytesPerFrame else { return }
             let live = audio!.isLive
             if !live { waitForVideo(reaching: buffer.timestamp) }
             let offset: Int64? = state.withLock { s in

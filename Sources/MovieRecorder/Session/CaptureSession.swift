@@ -99,6 +99,20 @@ public actor CaptureSession {
     public private(set) var configuration = Configuration()
     public private(set) var isRunning = false
     private var wasInterrupted = false
+    /// Transactions, starts and stops run one at a time: each awaits device threads, and the
+    /// actor would otherwise let another begin in between (reentrancy).
+    private var busy = false
+    private var queue: [CheckedContinuation<Void, Never>] = []
+
+    private func serialized<T>(_ body: () async throws -> T) async rethrows -> T {
+        while busy { await withCheckedContinuation { queue.append($0) } }
+        busy = true
+        defer {
+            busy = false
+            if !queue.isEmpty { queue.removeFirst().resume() }
+        }
+        return try await body()
+    }
     private let router: MediaRouter
     /// One gate per running source; halting it releases a file source waiting for a consumer.
     private var gates: [ObjectIdentifier: SourceGate] = [:]
@@ -122,6 +136,10 @@ public actor CaptureSession {
     /// Recordings in progress end when their video input changes.
     /// - Throws: whatever `change` throws, or ``CaptureError`` when a new source fails.
     public func configure(_ change: (inout Configuration) throws -> Void) async throws {
+        try await serialized { try await applyConfiguration(change) }
+    }
+
+    private func applyConfiguration(_ change: (inout Configuration) throws -> Void) async throws {
         var proposed = configuration
         try change(&proposed)
         guard isRunning else {
@@ -178,6 +196,10 @@ public actor CaptureSession {
     /// - Throws: ``CaptureError`` when there are no inputs or a source cannot start; nothing
     ///   stays started then.
     public func startRunning() async throws {
+        try await serialized { try await start() }
+    }
+
+    private func start() async throws {
         guard !isRunning else { return }
         guard configuration.videoInput != nil || configuration.audioInput != nil else {
             throw CaptureError(.noInputs, "CaptureSession: add a video or audio input before starting")
@@ -214,6 +236,10 @@ public actor CaptureSession {
 
     /// Stops the sources; recordings in progress are finalized.
     public func stopRunning() async {
+        await serialized { await stop() }
+    }
+
+    private func stop() async {
         guard isRunning else { return }
         isRunning = false
         let (video, audio) = (configuration.videoInput, configuration.audioInput)

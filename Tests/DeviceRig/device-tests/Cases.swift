@@ -90,7 +90,8 @@ final class Cases {
     }
 
     /// A recording that ran to its maximum duration, complete and playable.
-    func expectComplete(_ recording: Recording, seconds: Int64, _ record: CaseRecord, frames: Bool = true) {
+    func expectComplete(_ recording: Recording, seconds: Int64, _ record: CaseRecord, frames: Bool = true,
+                        earlyEnd: Double = 0.081) {
         let result = recording.result
         record.expect(result.isPlayable, "the movie is not playable: \(result)")
         record.expect(result.error?.code == .maximumDurationReached,
@@ -99,7 +100,7 @@ final class Cases {
         // The frame that reaches the limit is left out; the one before it may end up to a frame
         // past the limit when the first frame's timestamp came late.
         let duration = Double(result.duration.components.seconds) + Double(result.duration.components.attoseconds) / 1e18
-        record.expect(duration >= Double(seconds) - 0.081 && duration <= Double(seconds) + 0.041,
+        record.expect(duration >= Double(seconds) - earlyEnd && duration <= Double(seconds) + 0.041,
                       "the movie lasts \(duration) s, not \(seconds) s")
         if frames { expectFrames(recording, seconds: seconds, record) }
     }
@@ -166,7 +167,9 @@ final class Cases {
         defer { try? controls.set("percentage_of_dropped_buffers", 0) }
         let recording = try await self.record(.yuyv, record, seconds: 8)
         let result = recording.result
-        expectComplete(recording, seconds: 8, record, frames: false)
+        // The driver may drop the last few frames before the limit too (six in a row at 20%:
+        // about 6 in 100,000), so the movie may end up to a quarter second early.
+        expectComplete(recording, seconds: 8, record, frames: false, earlyEnd: 0.25)
         let total = result.frameCount + result.droppedFrameCount
         let percent = total == 0 ? 0 : Double(result.droppedFrameCount) * 100 / Double(total)
         record.set("dropped_percent", Int(percent.rounded()))
