@@ -278,3 +278,35 @@ import Testing
         #expect(try decodeAllFrames(path).errors.isEmpty)
     }
 }
+
+/// `MovieFileOutput.metadata`, as AVCaptureFileOutput's: read back by ffprobe and exiftool.
+@Suite struct RecordingMetadataTests {
+    @Test func metadataReachesTheMovie() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let path = dir.file("tagged.mov")
+        let session = CaptureSession()
+        let output = MovieFileOutput()
+        output.metadata = [try #require(.location(latitude: 47.3769, longitude: 8.5417, altitude: 408)),
+                           .make("Raspberry Pi"), .model("Camera Module 3"),
+                           MetadataItem(key: "com.example.take", value: .string("Take 7"))]
+        try await session.configure { config in
+            try config.addInput(TestPatternSource(width: 160, height: 120, frameRate: FrameRate(frames: 30), realTime: false, frameLimit: 10))
+            try config.addOutput(output)
+        }
+        try await session.startRunning()
+        try await output.startRecording(to: path)
+        for await event in output.events { if case .didFinishRecording = event { break } }
+        await session.stopRunning()
+        let probe = try run("ffprobe", ["-v", "error", "-show_entries", "format_tags", "-of", "default=nw=1", path]).output
+        #expect(probe.contains("TAG:com.apple.quicktime.location.ISO6709=+47.3769+008.5417+408.000/"), "\(probe)")
+        #expect(probe.contains("TAG:com.apple.quicktime.make=Raspberry Pi"))
+        #expect(probe.contains("TAG:com.apple.quicktime.model=Camera Module 3"))
+        #expect(probe.contains("TAG:com.apple.quicktime.software=MovieRecorder"))
+        #expect(probe.contains("TAG:com.apple.quicktime.creationdate="))
+        #expect(probe.contains("TAG:com.example.take=Take 7"))
+        let exif = try run("exiftool", ["-s3", "-n", "-Keys:GPSCoordinates", "-Keys:Make", path]).output
+        #expect(exif.contains("47.3769 8.5417 408"), "\(exif)")
+        #expect(exif.contains("Raspberry Pi"))
+    }
+}

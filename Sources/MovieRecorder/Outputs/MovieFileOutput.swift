@@ -27,6 +27,7 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
         var mirrored = false
         var encoderSettings = H264EncoderSettings()
         var maxRecordedDuration: Duration?
+        var metadata: [MetadataItem] = []
         var maxRecordedFileSize: UInt64?
         var minFreeDiskSpaceLimit: UInt64?
         var fragmentInterval: Duration? = .seconds(1)
@@ -61,6 +62,14 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
     public var maxRecordedDuration: Duration? {
         get { state.withLock { $0.maxRecordedDuration } }
         set { state.withLock { $0.maxRecordedDuration = newValue } }
+    }
+
+    /// Metadata written into each movie (`AVCaptureFileOutput.metadata`): location, make, model,
+    /// custom keys… as QuickTime `mdta` items that exiftool and ffprobe show. The creation date
+    /// and the software are added unless given here.
+    public var metadata: [MetadataItem] {
+        get { state.withLock { $0.metadata } }
+        set { state.withLock { $0.metadata = newValue } }
     }
 
     /// The largest a movie may grow, in bytes; at the limit the recording stops with
@@ -145,7 +154,8 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
                 orientation: (try? VideoOrientation(rotationAngle: s.angle, isMirrored: s.mirrored)) ?? .up,
                 maxDuration: s.maxRecordedDuration, maxFileSize: s.maxRecordedFileSize,
                 minFreeDiskSpace: s.minFreeDiskSpaceLimit, fragmentInterval: s.fragmentInterval, durability: s.durability,
-                metadataCreationTime: QuickTimeTimestamp(unixSeconds: Int64(SystemClock.unixSeconds()))), s.pipeline != nil)
+                metadataCreationTime: QuickTimeTimestamp(unixSeconds: Int64(SystemClock.unixSeconds())),
+                metadata: s.metadata), s.pipeline != nil)
         }
         guard !busy else { throw RecordingError(.alreadyRecording, "MovieFileOutput: a recording is already in progress; stop it first") }
         guard let sources, sources.video != nil else {

@@ -25,6 +25,7 @@ final class RecordingPipeline: Sendable {
         var fragmentInterval: Duration?
         var durability: MovieWriter.Durability = .none
         var metadataCreationTime: QuickTimeTimestamp
+        var metadata: [MetadataItem] = []
     }
 
     private enum WriterItem {
@@ -104,7 +105,12 @@ final class RecordingPipeline: Sendable {
             throw RecordingError(error.code == .alreadyExists ? .fileExists : .fileError,
                                  "MovieFileOutput: creating the movie file: \(error)")
         }
-        var configuration = MovieWriter.Configuration(creationTime: settings.metadataCreationTime)
+        var items = settings.metadata
+        if !items.contains(where: { $0.key == MetadataItem.creationDate(settings.metadataCreationTime).key }) {
+            items.append(.creationDate(settings.metadataCreationTime))
+        }
+        if !items.contains(where: { $0.key == MetadataItem.software("").key }) { items.append(.software("MovieRecorder")) }
+        var configuration = MovieWriter.Configuration(creationTime: settings.metadataCreationTime, metadata: items)
         configuration.fragmentInterval = settings.fragmentInterval
         configuration.durability = settings.durability
         let writer = MovieWriter(sink: file, configuration: configuration)
