@@ -15,23 +15,6 @@ import Glibc
 
     static let inputs = ["repair-tfdt-backwards.mov", "repair-zero-timescale.mov", "repair-trun-count-oom.mov"]
 
-    final class MemoryFile: MovieByteSource, MovieByteSink {
-        var bytes: [UInt8]
-        init(_ bytes: [UInt8]) { self.bytes = bytes }
-        var size: UInt64 { UInt64(bytes.count) }
-        func read(at offset: UInt64, count: Int) throws -> [UInt8] {
-            guard offset < size else { return [] }
-            return Array(bytes[Int(offset)..<min(bytes.count, Int(offset) + count)])
-        }
-        func write(_ source: UnsafeRawBufferPointer, at offset: UInt64) throws {
-            let end = Int(offset) + source.count
-            if bytes.count < end { bytes.append(contentsOf: repeatElement(0, count: end - bytes.count)) }
-            for (i, byte) in source.enumerated() { bytes[Int(offset) + i] = byte }
-        }
-        func synchronize() throws {}
-        func truncate(to size: UInt64) throws { if UInt64(bytes.count) > size { bytes.removeLast(bytes.count - Int(size)) } }
-    }
-
     @Test(arguments: inputs)
     func regressionInputIsRepairedOrRefusedWithATypedError(_ name: String) throws {
         let source = try #require(InMemoryMovieSource.contents(of: Self.directory + "/" + name))
@@ -39,7 +22,7 @@ import Glibc
             _ = report.text
             _ = report.json
         }
-        let file = MemoryFile(source)
+        let file = InMemoryMovieFile(source)
         do {
             _ = try MovieRepair.repair(file)
             // Repaired: the result must be a movie whose tables agree.

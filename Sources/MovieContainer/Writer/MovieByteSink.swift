@@ -38,3 +38,39 @@ public final class InMemoryMovieSink: MovieByteSink {
         if UInt64(bytes.count) > size { bytes.removeLast(bytes.count - Int(size)) }
     }
 }
+
+/// A movie in memory that can be read and written in place, like a file opened for update:
+/// what repair needs when the movie is not on disk (tests, fuzzing).
+public final class InMemoryMovieFile: MovieByteSource, MovieByteSink {
+    public private(set) var bytes: [UInt8]
+    /// Writes that would grow it past this many bytes throw.
+    public let capacity: Int
+
+    public init(_ bytes: [UInt8], capacity: Int = 1 << 26) {
+        self.bytes = bytes
+        self.capacity = capacity
+    }
+
+    public var size: UInt64 { UInt64(bytes.count) }
+
+    public func read(at offset: UInt64, count: Int) throws -> [UInt8] {
+        guard offset < size else { return [] }
+        return Array(bytes[Int(offset)..<min(bytes.count, Int(offset) + count)])
+    }
+
+    /// The error for a write past ``capacity``.
+    public struct CapacityExceeded: Error {}
+
+    public func write(_ source: UnsafeRawBufferPointer, at offset: UInt64) throws {
+        guard offset <= UInt64(capacity), UInt64(source.count) <= UInt64(capacity) - offset else { throw CapacityExceeded() }
+        let start = Int(offset), end = start + source.count
+        if bytes.count < end { bytes.append(contentsOf: repeatElement(0, count: end - bytes.count)) }
+        bytes.withUnsafeMutableBytes { UnsafeMutableRawBufferPointer(rebasing: $0[start..<end]).copyMemory(from: source) }
+    }
+
+    public func synchronize() throws {}
+
+    public func truncate(to size: UInt64) throws {
+        if UInt64(bytes.count) > size { bytes.removeLast(bytes.count - Int(size)) }
+    }
+}
