@@ -13,7 +13,8 @@ import Glibc
         return parts.joined(separator: "/") + "/Fixtures/fuzz/regressions"
     }()
 
-    static let inputs = ["repair-tfdt-backwards.mov", "repair-zero-timescale.mov", "repair-trun-count-oom.mov"]
+    static let inputs = ["repair-tfdt-backwards.mov", "repair-zero-timescale.mov", "repair-trun-count-oom.mov",
+                         "sps-exp-golomb-overflow.264"]
 
     @Test(arguments: inputs)
     func regressionInputIsRepairedOrRefusedWithATypedError(_ name: String) throws {
@@ -22,6 +23,7 @@ import Glibc
             _ = report.text
             _ = report.json
         }
+        _ = try? AnnexBStream(annexB: source)
         let file = InMemoryMovieFile(source)
         do {
             _ = try MovieRepair.repair(file)

@@ -48,9 +48,16 @@ struct BitReader {
         return (UInt32(1) << leadingZeros) - 1 + (try bits(leadingZeros))
     }
 
+    /// ue(v) that must not exceed `limit` (so sums built on it cannot overflow).
+    mutating func ue(atMost limit: UInt32, _ field: String) throws(MovieFormatError) -> UInt32 {
+        let value = try ue()
+        guard value <= limit else { throw .invalidBitstream("\(field) \(value) is out of range") }
+        return value
+    }
+
     /// se(v): signed Exp-Golomb.
     mutating func se() throws(MovieFormatError) -> Int32 {
-        let k = try ue()
-        return k & 1 == 1 ? Int32((k + 1) / 2) : -Int32(k / 2)
+        let k = Int64(try ue())
+        return Int32(k & 1 == 1 ? (k + 1) / 2 : -(k / 2))
     }
 }

@@ -36,8 +36,8 @@ public struct SequenceParameterSet: Hashable, Sendable {
             chromaFormat = try r.ue()
             guard chromaFormat <= 3 else { throw .invalidBitstream("chroma_format_idc \(chromaFormat) is out of range") }
             if chromaFormat == 3 { separateColourPlane = try r.flag() }
-            bitDepthLuma = try r.ue() + 8
-            bitDepthChroma = try r.ue() + 8
+            bitDepthLuma = try r.ue(atMost: 6, "bit_depth_luma_minus8") + 8
+            bitDepthChroma = try r.ue(atMost: 6, "bit_depth_chroma_minus8") + 8
             guard bitDepthLuma <= 14, bitDepthChroma <= 14 else { throw .invalidBitstream("bit depth is out of range") }
             _ = try r.flag()  // qpprime_y_zero_transform_bypass_flag
             if try r.flag() {  // seq_scaling_matrix_present_flag
@@ -45,19 +45,23 @@ public struct SequenceParameterSet: Hashable, Sendable {
                     guard try r.flag() else { continue }  // seq_scaling_list_present_flag
                     var last: Int32 = 8, next: Int32 = 8
                     for _ in 0..<(list < 6 ? 16 : 64) {
-                        if next != 0 { next = (last + (try r.se()) + 256) % 256 }
+                        if next != 0 {
+                            let delta = try r.se()  // delta_scale: −128...127
+                            guard delta >= -128 && delta <= 127 else { throw .invalidBitstream("delta_scale \(delta) is out of range") }
+                            next = (last + delta + 256) % 256
+                        }
                         if next != 0 { last = next }
                     }
                 }
             }
         }
-        log2MaxFrameNum = try r.ue() + 4
+        log2MaxFrameNum = try r.ue(atMost: 12, "log2_max_frame_num_minus4") + 4
         pictureOrderCountType = try r.ue()
         guard log2MaxFrameNum <= 16, pictureOrderCountType <= 2 else {
             throw .invalidBitstream("frame number or picture order count fields are out of range")
         }
         if pictureOrderCountType == 0 {
-            log2MaxPictureOrderCountLSB = try r.ue() + 4
+            log2MaxPictureOrderCountLSB = try r.ue(atMost: 12, "log2_max_pic_order_cnt_lsb_minus4") + 4
             guard log2MaxPictureOrderCountLSB <= 16 else { throw .invalidBitstream("log2_max_pic_order_cnt_lsb is out of range") }
         } else if pictureOrderCountType == 1 {
             _ = try r.flag()
