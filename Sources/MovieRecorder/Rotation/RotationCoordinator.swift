@@ -18,15 +18,26 @@ public final class RotationCoordinator: Sendable {
     /// The camera's name, for messages.
     public let cameraName: String
 
+    /// One angle (capture or preview) and whoever listens to it.
+    private struct Angle {
+        var degrees: Int
+        var callbacks: [UInt64: @Sendable (Double) -> Void] = [:]
+        var streams: [UInt64: AsyncStream<Double>.Continuation] = [:]
+
+        /// Stores a new value and tells the listeners, callbacks in registration order.
+        mutating func set(_ value: Int) {
+            guard value != degrees else { return }
+            degrees = value
+            for callback in callbacks.sorted(by: { $0.key < $1.key }) { callback.value(Double(value)) }
+            for continuation in streams.values { continuation.yield(Double(value)) }
+        }
+    }
+
     private struct State {
         var estimator = DeviceRotationEstimator()
-        var capture: Int
-        var preview: Int
+        var capture: Angle
+        var preview: Angle
         var displayRotation: Int
-        var captureCallbacks: [UInt64: @Sendable (Double) -> Void] = [:]
-        var previewCallbacks: [UInt64: @Sendable (Double) -> Void] = [:]
-        var captureStreams: [UInt64: AsyncStream<Double>.Continuation] = [:]
-        var previewStreams: [UInt64: AsyncStream<Double>.Continuation] = [:]
         var nextToken: UInt64 = 0
         var invalidated = false
     }
@@ -50,7 +61,8 @@ public final class RotationCoordinator: Sendable {
         cameraName = camera.name
         let display = Self.normalize(previewDisplayRotation)
         let initial = Self.captureAngle(deviceRotation: 0, mounting: mount)
-        state = Mutex(State(capture: initial, preview: Self.normalize(initial - display), displayRotation: display))
+        state = Mutex(State(capture: Angle(degrees: initial), preview: Angle(degrees: Self.normalize(initial - display)),
+                            displayRotation: display))
         guard let gravitySource else {
             subscription = nil
             return
@@ -63,10 +75,10 @@ public final class RotationCoordinator: Sendable {
 
     /// The clockwise angle, in degrees, to apply to captured video so it is level with the
     /// horizon: what outputs record with.
-    public var videoRotationAngleForHorizonLevelCapture: Double { Double(state.withLock { $0.capture }) }
+    public var videoRotationAngleForHorizonLevelCapture: Double { Double(state.withLock { $0.capture.degrees }) }
 
     /// The clockwise angle, in degrees, to apply to the preview so it shows level on its display.
-    public var videoRotationAngleForHorizonLevelPreview: Double { Double(state.withLock { $0.preview }) }
+    public var videoRotationAngleForHorizonLevelPreview: Double { Double(state.withLock { $0.preview.degrees }) }
 
     /// How the preview's display is rotated clockwise; changing it updates the preview angle.
     public var previewDisplayRotation: Int {
@@ -74,60 +86,53 @@ public final class RotationCoordinator: Sendable {
         set {
             state.withLock { s in
                 s.displayRotation = Self.normalize(newValue)
-                publish(&s, capture: s.capture)
+                publish(&s, capture: s.capture.degrees)
             }
         }
     }
 
     /// The capture angles from now on, starting with the current one. Delivered in order; a
     /// consumer that falls far behind (16 pending) loses the oldest.
-    public func captureAngleUpdates() -> AsyncStream<Double> {
-        let (stream, continuation) = AsyncStream.makeStream(of: Double.self, bufferingPolicy: .bufferingNewest(16))
-        state.withLock { s in
-            guard !s.invalidated else { return continuation.finish() }
-            continuation.yield(Double(s.capture))
-            s.nextToken += 1
-            let token = s.nextToken
-            s.captureStreams[token] = continuation
-            continuation.onTermination = { [weak self] _ in self?.state.withLock { _ = $0.captureStreams.removeValue(forKey: token) } }
-        }
-        return stream
-    }
+    public func captureAngleUpdates() -> AsyncStream<Double> { updates(of: \.capture) }
 
     /// The preview angles from now on, starting with the current one.
-    public func previewAngleUpdates() -> AsyncStream<Double> {
-        let (stream, continuation) = AsyncStream.makeStream(of: Double.self, bufferingPolicy: .bufferingNewest(16))
-        state.withLock { s in
-            guard !s.invalidated else { return continuation.finish() }
-            continuation.yield(Double(s.preview))
-            s.nextToken += 1
-            let token = s.nextToken
-            s.previewStreams[token] = continuation
-            continuation.onTermination = { [weak self] _ in self?.state.withLock { _ = $0.previewStreams.removeValue(forKey: token) } }
-        }
-        return stream
-    }
+    public func previewAngleUpdates() -> AsyncStream<Double> { updates(of: \.preview) }
 
     /// Calls `handler` with each new capture angle, synchronously and in order, on the thread
     /// that reports gravity. Keep the returned observation; ``RotationObservation/cancel()``
     /// ends it.
     public func observeCaptureAngle(_ handler: @escaping @Sendable (Double) -> Void) -> RotationObservation {
-        let token = state.withLock { s in
-            s.nextToken += 1
-            s.captureCallbacks[s.nextToken] = handler
-            return s.nextToken
-        }
-        return RotationObservation { [weak self] in self?.state.withLock { _ = $0.captureCallbacks.removeValue(forKey: token) } }
+        observe(\.capture, handler)
     }
 
     /// Calls `handler` with each new preview angle, synchronously and in order.
     public func observePreviewAngle(_ handler: @escaping @Sendable (Double) -> Void) -> RotationObservation {
+        observe(\.preview, handler)
+    }
+
+    private func updates(of angle: WritableKeyPath<State, Angle> & Sendable) -> AsyncStream<Double> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Double.self, bufferingPolicy: .bufferingNewest(16))
+        state.withLock { s in
+            guard !s.invalidated else { return continuation.finish() }
+            continuation.yield(Double(s[keyPath: angle].degrees))
+            s.nextToken += 1
+            let token = s.nextToken
+            s[keyPath: angle].streams[token] = continuation
+            continuation.onTermination = { [weak self] _ in
+                self?.state.withLock { _ = $0[keyPath: angle].streams.removeValue(forKey: token) }
+            }
+        }
+        return stream
+    }
+
+    private func observe(_ angle: WritableKeyPath<State, Angle> & Sendable,
+                         _ handler: @escaping @Sendable (Double) -> Void) -> RotationObservation {
         let token = state.withLock { s in
             s.nextToken += 1
-            s.previewCallbacks[s.nextToken] = handler
+            s[keyPath: angle].callbacks[s.nextToken] = handler
             return s.nextToken
         }
-        return RotationObservation { [weak self] in self?.state.withLock { _ = $0.previewCallbacks.removeValue(forKey: token) } }
+        return RotationObservation { [weak self] in self?.state.withLock { _ = $0[keyPath: angle].callbacks.removeValue(forKey: token) } }
     }
 
     /// Stops listening to gravity, ends the streams and drops the callbacks. No angle is
@@ -136,13 +141,9 @@ public final class RotationCoordinator: Sendable {
         subscription?.cancel()
         let streams = state.withLock { s in
             s.invalidated = true
-            s.captureCallbacks = [:]
-            s.previewCallbacks = [:]
-            defer {
-                s.captureStreams = [:]
-                s.previewStreams = [:]
-            }
-            return Array(s.captureStreams.values) + Array(s.previewStreams.values)
+            let streams = Array(s.capture.streams.values) + Array(s.preview.streams.values)
+            for keyPath in [\State.capture, \State.preview] { s[keyPath: keyPath] = Angle(degrees: s[keyPath: keyPath].degrees) }
+            return streams
         }
         for continuation in streams { continuation.finish() }
     }
@@ -159,17 +160,8 @@ public final class RotationCoordinator: Sendable {
     }
 
     private func publish(_ s: inout State, capture: Int) {
-        let preview = Self.normalize(capture - s.displayRotation)
-        if capture != s.capture {
-            s.capture = capture
-            for callback in s.captureCallbacks.sorted(by: { $0.key < $1.key }) { callback.value(Double(capture)) }
-            for continuation in s.captureStreams.values { continuation.yield(Double(capture)) }
-        }
-        if preview != s.preview {
-            s.preview = preview
-            for callback in s.previewCallbacks.sorted(by: { $0.key < $1.key }) { callback.value(Double(preview)) }
-            for continuation in s.previewStreams.values { continuation.yield(Double(preview)) }
-        }
+        s.capture.set(capture)
+        s.preview.set(Self.normalize(capture - s.displayRotation))
     }
 
     /// The capture angle for a device rotated `deviceRotation` degrees clockwise.
