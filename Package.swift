@@ -47,6 +47,12 @@ let package = Package(
             path: "Tests/DeviceRig/device-tests",
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
+        // The benchmark harness (Benchmarks/run): runs every contender as a child process,
+        // alternating them, and reports ratios, CPU seconds and peak RSS.
+        .executableTarget(name: "movrec-bench", path: "Benchmarks/Harness", swiftSettings: strict),
+        // What the harness measures of the library through its public API, one case per run.
+        .executableTarget(name: "bench-worker", dependencies: ["MovieRecorder"], path: "Benchmarks/Worker",
+                          swiftSettings: strict),
         .testTarget(name: "MovieContainerTests", dependencies: ["MovieContainer"], swiftSettings: strict),
         .testTarget(
             name: "MovieRecorderTests",

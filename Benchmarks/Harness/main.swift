@@ -1,0 +1,1 @@
+print("movrec-bench: not written yet")

@@ -1,0 +1,29 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import MovieRecorder
+
+// One benchmark case per process, so the harness sees this run's CPU time and peak RSS alone
+// (wait4's rusage). Results go to standard output as `result NAME VALUE` lines.
+
+/// Prints one measured value for the harness.
+func report(_ name: String, _ value: Double) {
+    print("result \(name) \(value)")
+}
+
+func fail(_ message: String) -> Never {
+    let line = "bench-worker: \(message)\n"
+    _ = line.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
+    exit(1)
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+guard let command = arguments.first else { fail("usage: bench-worker encode|stop-memory|rotation|live ...") }
+do {
+    switch command {
+    case "stop-memory": try stopAndMemory(Array(arguments.dropFirst()))
+    default: fail("unknown case '\(command)'")
+    }
+} catch {
+    fail("\(command): \(error)")
+}
