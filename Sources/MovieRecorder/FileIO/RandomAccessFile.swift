@@ -124,6 +124,9 @@ public final class RandomAccessFile: MovieByteSink, MovieByteSource, @unchecked 
         return descriptor
     }
 
+    /// The open descriptor, for mapping.
+    func rawDescriptor() throws -> Int32 { try checkedDescriptor("mapping") }
+
     /// The file's size in bytes.
     public var size: UInt64 {
         var info = stat()
