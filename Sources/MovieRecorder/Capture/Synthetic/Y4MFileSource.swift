@@ -111,11 +111,13 @@ public final class Y4MFileSource: VideoSource {
     /// Opens a YUV4MPEG2 file and reads its header.
     /// - Parameters:
     ///   - path: The file's path.
-    ///   - bufferCount: The number of pooled pictures, at least 1.
+    ///   - bufferCount: The number of pictures lent out at once, at least 1. Three keep an
+    ///     encoder busy (one being encoded, one waiting, one being read) without holding more
+    ///     memory than needed.
     /// - Throws: ``FileError`` when the file cannot be read; ``SourceError`` when its header is
     ///   malformed (``SourceError/Code/malformedFile``) or describes video other than 8-bit
     ///   progressive 4:2:0 (``SourceError/Code/unsupportedFormat``).
-    public convenience init(path: String, bufferCount: Int = 6) throws {
+    public convenience init(path: String, bufferCount: Int = 3) throws {
         try self.init(path: path, bufferCount: bufferCount, allowsMapping: true)
     }
 
