@@ -16,11 +16,15 @@ extension Harness {
             let seconds = shape.frames / 30
             let video = "\(work)/mux-\(shape.frames).264", audio = "\(work)/mux-\(shape.frames).wav"
             let copySource = "\(work)/mux-\(shape.frames).bytes"
-            if !exists(copySource) {
+            // GStreamer 1.22 cannot timestamp a raw Annex-B stream for qtmux ("Buffer has no
+            // PTS"), so it remuxes the same samples from a .mov made by ffmpeg.
+            let gstreamerInput = "\(work)/mux-\(shape.frames)-gstreamer-in.mov"
+            if !exists(copySource) || !exists(gstreamerInput) {
                 try shell("ffmpeg -y -loglevel error -f lavfi -i testsrc2=size=\(shape.size):rate=30 -frames:v \(shape.frames) "
                           + "-c:v libx264 -preset \(shape.preset) -crf \(shape.crf) \(video) && "
                           + "ffmpeg -y -loglevel error -f lavfi -i sine=frequency=1000:sample_rate=48000 -ac 2 -t \(seconds) "
-                          + "-c:a pcm_s16le \(audio) && cat \(video) \(audio) > \(copySource)", scratch: scratch)
+                          + "-c:a pcm_s16le \(audio) && cat \(video) \(audio) > \(copySource) && "
+                          + "ffmpeg -y -loglevel error -r 30 -i \(video) -i \(audio) -c copy \(gstreamerInput)", scratch: scratch)
             }
             let bytes = (fileSize(video) ?? 0) + (fileSize(audio) ?? 0)
             for fragmented in [false, true] {
@@ -33,9 +37,10 @@ extension Harness {
                     ("ffmpeg", ["ffmpeg", "-y", "-loglevel", "error", "-r", "30", "-i", video, "-i", audio, "-c", "copy"]
                         + (fragmented ? ["-movflags", "+frag_keyframe+empty_moov", "-frag_duration", "1000000"] : [])
                         + [out + "-ffmpeg.mov"]),
-                    ("gstreamer", ["gst-launch-1.0", "-q", "filesrc", "location=\(video)", "!", "video/x-h264,framerate=30/1", "!",
-                                   "h264parse", "!", "qtmux", "name=mux"] + (fragmented ? ["fragment-duration=1000"] : [])
-                        + ["!", "filesink", "location=\(out)-gstreamer.mov", "filesrc", "location=\(audio)", "!", "wavparse", "!", "mux."]),
+                    ("gstreamer", ["gst-launch-1.0", "-q", "filesrc", "location=\(gstreamerInput)", "!", "qtdemux", "name=demux",
+                                   "demux.video_0", "!", "queue", "!", "h264parse", "!", "qtmux", "name=mux"]
+                        + (fragmented ? ["fragment-duration=1000"] : [])
+                        + ["!", "filesink", "location=\(out)-gstreamer.mov", "demux.audio_0", "!", "queue", "!", "mux."]),
                 ]
                 let measured = try alternate(contenders) { _ in
                     for suffix in [".mov", ".bytes", "-ffmpeg.mov", "-gstreamer.mov"] { remove(out + suffix) }
