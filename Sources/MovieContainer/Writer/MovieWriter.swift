@@ -82,6 +82,11 @@ public final class MovieWriter {
     private var fragmentStart: Int64?
     private var isFragmented: Bool { configuration.fragmentInterval != nil }
 
+    /// Whether sample bytes are left out of the file (a hole in a sparse file) while every
+    /// table, fragment header and the movie atom come out as if they were written: the
+    /// benchmarks' way of recording hours of media without writing gigabytes.
+    @_spi(Benchmarks) public var omitsMediaData = false
+
     /// Creates a writer that writes through `sink`.
     public init(sink: any MovieByteSink, configuration: Configuration) {
         self.sink = sink
@@ -198,7 +203,7 @@ public final class MovieWriter {
             try writeChunk(of: builder)
         }
         if builder.chunkSampleCount == 0 { builder.chunkStartTime = decodeTime }
-        builder.chunk.append(contentsOf: data)
+        builder.appendPending(data, keepingBytes: !omitsMediaData)
         builder.chunkSampleCount += 1
         builder.recordVideoSample(size: data.count, decodeTime: decodeTime, presentationTime: presentationTime, isSync: isSync)
     }
@@ -229,7 +234,7 @@ public final class MovieWriter {
         guard frames > 0 else { return }
         try begin()
         if builder.chunkSampleCount == 0 { builder.chunkStartTime = builder.decodeEnd }
-        builder.chunk.append(contentsOf: data)
+        builder.appendPending(data, keepingBytes: !omitsMediaData)
         builder.chunkSampleCount += UInt32(frames)
         builder.recordAudioFrames(frames, startTime: startTime)
         if let interval = configuration.fragmentInterval {
@@ -251,8 +256,10 @@ public final class MovieWriter {
 
     private func writeChunk(of builder: TrackBuilder) throws {
         let offset = fileOffset
-        try builder.chunk.withUnsafeBytes { try store($0, at: offset, step: "writing media of track \(builder.id)") }
-        fileOffset += UInt64(builder.chunk.count)
+        if !omitsMediaData {
+            try builder.chunk.withUnsafeBytes { try store($0, at: offset, step: "writing media of track \(builder.id)") }
+        }
+        fileOffset += UInt64(builder.chunkByteCount)
         builder.recordChunk(at: offset)
     }
 
@@ -405,14 +412,16 @@ public final class MovieWriter {
         let header = try moof(offsets)
         let payload = parts.reduce(0) { $0 + $1.bytes }
         let fragmentStartOffset = fileOffset
-        var mdat = ByteWriter(capacity: 8 + payload)
+        var mdat = ByteWriter(capacity: 8 + (omitsMediaData ? 0 : payload))
         let mdatSize = 8 + payload
         guard mdatSize <= Int(UInt32.max) else {
             throw MovieWriterError(.invalidSample, "writing a fragment: \(payload) bytes of media do not fit one fragment; use a shorter fragment interval")
         }
         mdat.write(UInt32(mdatSize))
         mdat.write("mdat" as FourCC)
-        for part in parts { mdat.write(contentsOf: part.track.chunk.prefix(part.bytes)) }
+        if !omitsMediaData {
+            for part in parts { mdat.write(contentsOf: part.track.chunk.prefix(part.bytes)) }
+        }
         try store(mdat.bytes, at: fragmentStartOffset + UInt64(moofSize), step: "writing fragment \(fragmentSequence)'s media")
         try store(header, at: fragmentStartOffset, step: "writing fragment \(fragmentSequence)'s header")
         if configuration.durability == .syncEachFragment {
