@@ -556,7 +556,7 @@ public final class MovieWriter {
     /// Writes the movie atom at `offset`: its own bytes and the tables' entries (from memory
     /// and scratch storage) gathered into writes of up to 256 KiB, never the whole atom at once.
     private func storeMovieAtom(_ moov: MovieAtom, at offset: UInt64) throws {
-        let output = MovieAtomOutput(capacity: max(spill.blockSize, min(moov.atom.count, 1 << 18)), at: offset) { bytes, position in
+        let output = MovieAtomOutput(capacity: max(spill.blockSize, 16, min(moov.atom.count, 1 << 18)), at: offset) { bytes, position in
             try self.store(bytes, at: position, step: "writing the movie atom")
         }
         var index = 0

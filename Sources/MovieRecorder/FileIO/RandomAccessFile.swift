@@ -141,9 +141,11 @@ public final class RandomAccessFile: MovieByteSink, MovieByteSource, MovieScratc
     }
 
     /// A scratch file beside this one (``scratchFile(beside:)``), for the sample tables a
-    /// ``MovieWriter`` sets aside during a long recording.
+    /// ``MovieWriter`` sets aside during a long recording; `nil` when none can be created there
+    /// (a directory the process may not write to), so the writer keeps the tables in memory
+    /// rather than failing a recording that could go on.
     public func makeScratchStorage() throws -> (any MovieScratchStorage)? {
-        try RandomAccessFile.scratchFile(beside: path)
+        try? RandomAccessFile.scratchFile(beside: path)
     }
 
     /// Closes the file. Later calls throw.
