@@ -186,3 +186,33 @@ extension Harness {
         check("f", "start-up ≤ the x264 CLI's", ours <= x264, "\(fixed(ours * 1000, 1)) ms vs \(fixed(x264 * 1000, 1)) ms")
     }
 }
+
+extension Harness {
+    // MARK: g. What durability costs (issue 5's question, no target)
+
+    mutating func durabilityBenchmark() throws {
+        print("\ng. Durability: the same recording (720p ultrafast, Y4M) with 1 s fragments, with fragments synced to disk, and as one movie at the end")
+        let cell = EncodeCell(width: 1280, height: 720, preset: "ultrafast", zeroLatency: false, grain: false, frames: 240)
+        let input = try encodeInput(cell)
+        let out = "\(work)/durability.mov"
+        let common = [movrec, "record", out, "--video", input, "--audio", "none", "--preset", "ultrafast", "--quiet", "--overwrite"]
+        let variants: [(name: String, command: [String])] = [
+            ("fragments", common), ("fragments + sync", common + ["--sync"]), ("no fragments", common + ["--no-fragments"]),
+        ]
+        let measured = try alternate(variants) { _ in remove(out) }
+        let reference = measured["no fragments"]!
+        var json: [(String, JSON)] = []
+        for (name, _) in variants {
+            let runs = measured[name]!
+            let ratio = Self.speedRatio(runs, over: reference)
+            print("  \(pad(name, 18)) \(fixed(runs.map(\.wall).median, 3)) s wall, \(fixed(runs.map(\.cpu).median, 3)) s CPU, speed \(fixed(ratio, 3))× of no fragments")
+            var entry = Self.summary(runs)
+            if case .object(var members) = entry {
+                members.append(("speedVsNoFragments", .number(ratio)))
+                entry = .object(members)
+            }
+            json.append((name, entry))
+        }
+        sections.append(("durability", .object(json)))
+    }
+}

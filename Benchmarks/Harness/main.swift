@@ -6,7 +6,7 @@ import Glibc
 // run (see Benchmarks/README.md). Run through Benchmarks/run, from the package root.
 
 let usage = """
-    usage: movrec-bench [--quick] [--runs N] [--only a,b,c,d,e,f] [--output FILE.json] [--bin DIR] [--work DIR]
+    usage: movrec-bench [--quick] [--runs N] [--only a,b,c,d,e,f,g] [--output FILE.json] [--bin DIR] [--work DIR]
       --quick   fewer cells and runs, for iterating (not for the reference results)
       --runs N  measured runs per figure, each after one warm-up (default 11)
     """
@@ -24,7 +24,7 @@ var arguments = Array(CommandLine.arguments.dropFirst())
 }
 let quick = flag("--quick")
 let runsText = option("--runs")
-let only = Set((option("--only") ?? "a,b,c,d,e,f").split(separator: ",").map(String.init))
+let only = Set((option("--only") ?? "a,b,c,d,e,f,g").split(separator: ",").map(String.init))
 let binary = option("--bin") ?? ".build/release"
 let work = option("--work") ?? "Benchmarks/work"
 let outputPath = option("--output") ?? (quick ? "\(work)/results-quick.json" : "Benchmarks/results.json")
@@ -48,6 +48,7 @@ print(machine.render())
 let sections: [(String, (inout Harness) throws -> Void)] = [
     ("a", { try $0.encodeBenchmark() }), ("b", { try $0.muxBenchmark() }), ("c", { try $0.stopAndMemoryBenchmark() }),
     ("d", { try $0.rotationBenchmark() }), ("e", { try $0.liveBenchmark() }), ("f", { try $0.startupBenchmark() }),
+    ("g", { try $0.durabilityBenchmark() }),
 ]
 for (name, body) in sections where only.contains(name) {
     do {
