@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Synchronization
 
 /// Part of a file mapped read-only into memory, its pages faulted in when mapped
 /// (`MAP_POPULATE`), unmapped when the last reference goes.
@@ -34,27 +33,36 @@ final class MappedRegion: @unchecked Sendable {
 }
 
 /// A limit on how many regions are mapped at once, like a buffer pool's size: the mapped pages
-/// count towards the process's resident memory.
-final class MappingBudget: Sendable {
-    private let outstanding = Atomic<Int>(0)
+/// count towards the process's resident memory. A reader waiting for a place is woken when a
+/// region goes, not by polling.
+final class MappingBudget: @unchecked Sendable {
+    // @unchecked: `outstanding` is guarded by `lock`.
+    private let lock = ConditionLock()
+    private var outstanding = 0
     let limit: Int
 
     init(limit: Int) { self.limit = max(1, limit) }
 
-    /// Takes one place if one is free.
-    func take() -> Bool {
-        var current = outstanding.load(ordering: .relaxed)
-        while current < limit {
-            let (exchanged, original) = outstanding.compareExchange(expected: current, desired: current + 1,
-                                                                    ordering: .acquiringAndReleasing)
-            if exchanged { return true }
-            current = original
+    /// Takes a place, waiting while `limit` regions are out; `false` when `isCancelled` turns
+    /// true first (checked at least every 10 ms).
+    func take(unless isCancelled: () -> Bool) -> Bool {
+        lock.withLock {
+            while outstanding >= limit {
+                if isCancelled() { return false }
+                _ = lock.wait(until: MonotonicClock.now() + 10_000_000)
+            }
+            outstanding += 1
+            return true
         }
-        return false
     }
 
-    /// Gives a place back (a region does when it goes).
-    func giveBack() { outstanding.subtract(1, ordering: .releasing) }
+    /// Gives a place back (a region does when it goes) and wakes a waiting reader.
+    func giveBack() {
+        lock.withLock {
+            outstanding -= 1
+            lock.broadcast()
+        }
+    }
 }
 
 extension RandomAccessFile {

@@ -213,15 +213,3 @@ extension PixelBufferPool {
         return nil
     }
 }
-
-extension MappingBudget {
-    /// Takes a place for a file source's next mapped picture, waiting (checking every
-    /// millisecond) while consumers hold `limit` of them; `false` when `run` is asked to stop.
-    func wait(run: CaptureRun) -> Bool {
-        if take() { return true }
-        while run.wait(until: MonotonicClock.now() + 1_000_000) {
-            if take() { return true }
-        }
-        return false
-    }
-}
