@@ -34,6 +34,15 @@ public struct StreamMuxer {
         public var overwrite = false
         /// Movie metadata, written as `moov/meta`; see ``MovieWriter/Configuration/metadata``.
         public var metadata: [MetadataItem] = []
+        /// How often a movie fragment is written, or `nil` (the default) to write the classic
+        /// layout directly. With fragments the file is written as a recording is and finished
+        /// into an ordinary movie; see ``MovieWriter/Configuration/fragmentInterval``.
+        public var fragmentInterval: Duration?
+        /// A Boolean value that indicates whether the movie is forced to the disk (`fdatasync`)
+        /// before ``StreamMuxer/mux(video:audio:to:options:)`` returns, and with fragments after
+        /// each one. Off by default: like `cp`, a remux of files that still exist leaves the
+        /// write-back to the kernel.
+        public var synchronizesToDisk = false
 
         public init() {}
     }
@@ -51,7 +60,7 @@ public struct StreamMuxer {
         let output = try RandomAccessFile(path: outputPath, mode: options.overwrite ? .createOrTruncate : .createNew)
         do {
             let summary = try mux(video: video, audio: audio, into: output, options: options)
-            try output.synchronize()
+            if options.synchronizesToDisk { try output.synchronize() }
             try output.close()
             return summary
         } catch {
@@ -64,8 +73,10 @@ public struct StreamMuxer {
     static func mux(video: AnnexBStream, audio: (wav: WAVFile, path: String)?, into sink: any MovieByteSink,
                     options: Options) throws -> MovieWriter.Summary {
         let now = QuickTimeTimestamp(unixSeconds: Int64(SystemClock.unixSeconds()))
-        let writer = MovieWriter(sink: sink, configuration: .init(creationTime: options.creationTime ?? now,
-                                                                   metadata: options.metadata))
+        var configuration = MovieWriter.Configuration(creationTime: options.creationTime ?? now, metadata: options.metadata)
+        configuration.fragmentInterval = options.fragmentInterval
+        if options.synchronizesToDisk { configuration.durability = .syncEachFragment }
+        let writer = MovieWriter(sink: sink, configuration: configuration)
         let rate = options.frameRate
         let videoTrack = try writer.addVideoTrack(VideoTrackFormat(
             h264: video.configuration, timescale: rate.timescale, orientation: options.orientation,
