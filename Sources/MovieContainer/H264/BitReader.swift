@@ -5,7 +5,7 @@ struct BitReader {
     private var bitPosition = 0
 
     /// Creates a reader over a NAL unit's payload with its emulation-prevention bytes removed.
-    init(nalPayload: ArraySlice<UInt8>) {
+    init(nalPayload: some Collection<UInt8>) {
         var rbsp: [UInt8] = []
         rbsp.reserveCapacity(nalPayload.count)
         var zeros = 0
