@@ -169,9 +169,41 @@ public final class MovieWriter {
     /// - Throws: ``MovieWriterError`` for bad timestamps, a wrong track or a failed write.
     public func appendVideoSample(_ data: UnsafeRawBufferPointer, to track: TrackID, decodeTime: Int64,
                                   presentationTime: Int64, isSync: Bool) throws {
+        try appendVideoSample(size: data.count, to: track, decodeTime: decodeTime, presentationTime: presentationTime,
+                              isSync: isSync) { $0.append(copying: data) }
+    }
+
+    /// Appends one H.264 video sample, each NAL unit behind its four-byte length, without
+    /// copying the NAL units: their bytes go to the sink when the sample's chunk or fragment is
+    /// written, gathered with the other samples' into one write.
+    ///
+    /// - Important: `bytes` must stay valid and unchanged until ``finish(endTimes:)`` returns (or
+    ///   the writer fails and is discarded), such as a mapped input file's.
+    /// - Parameters:
+    ///   - nalUnits: where the sample's NAL units lie in `bytes`, as
+    ///     ``AnnexBStream/AccessUnit/nalUnitRanges``.
+    ///   - others: as ``appendVideoSample(_:to:decodeTime:presentationTime:isSync:)``.
+    package func appendVideoSample(borrowingNALUnits nalUnits: ArraySlice<Range<Int>>, of bytes: UnsafeRawBufferPointer,
+                                   to track: TrackID, decodeTime: Int64, presentationTime: Int64, isSync: Bool) throws {
+        var size = 0
+        for range in nalUnits {
+            precondition(range.lowerBound >= 0 && range.upperBound <= bytes.count, "a NAL unit lies outside its bytes")
+            size += 4 + range.count
+        }
+        try appendVideoSample(size: size, to: track, decodeTime: decodeTime, presentationTime: presentationTime,
+                              isSync: isSync) { media in
+            for range in nalUnits {
+                media.append(bigEndian: UInt32(range.count))
+                media.append(borrowing: UnsafeRawBufferPointer(rebasing: bytes[range]))
+            }
+        }
+    }
+
+    private func appendVideoSample(size: Int, to track: TrackID, decodeTime: Int64, presentationTime: Int64, isSync: Bool,
+                                   bytes appendBytes: (inout PendingMedia) -> Void) throws {
         let builder = try self.track(track, video: true)
-        guard !data.isEmpty, data.count <= Int(UInt32.max) else {
-            throw MovieWriterError(.invalidSample, "\(track): a video sample of \(data.count) bytes cannot be stored")
+        guard size > 0, size <= Int(UInt32.max) else {
+            throw MovieWriterError(.invalidSample, "\(track): a video sample of \(size) bytes cannot be stored")
         }
         if builder.firstDecodeTime != nil {
             guard decodeTime > builder.lastDecodeTime, decodeTime - builder.lastDecodeTime <= Int64(UInt32.max) else {
@@ -192,15 +224,15 @@ public final class MovieWriter {
                 try writeFragment(nextDecodeTimes: [builder.id: decodeTime])
             }
             if builder === drivingTrack, builder.fragmentSamples.isEmpty { fragmentStart = decodeTime }
-            builder.fragmentSamples.append(.init(size: UInt32(data.count), decodeTime: decodeTime,
+            builder.fragmentSamples.append(.init(size: UInt32(size), decodeTime: decodeTime,
                                                  compositionOffset: Int32(presentationTime - decodeTime), isSync: isSync))
         } else if builder.chunkSampleCount > 0, decodeTime - builder.chunkStartTime >= builder.chunkTicks {
             try writeChunk(of: builder)
         }
         if builder.chunkSampleCount == 0 { builder.chunkStartTime = decodeTime }
-        builder.chunk.append(contentsOf: data)
+        appendBytes(&builder.chunk)
         builder.chunkSampleCount += 1
-        builder.recordVideoSample(size: data.count, decodeTime: decodeTime, presentationTime: presentationTime, isSync: isSync)
+        builder.recordVideoSample(size: size, decodeTime: decodeTime, presentationTime: presentationTime, isSync: isSync)
     }
 
     /// Appends a video sample from an array.
@@ -220,6 +252,20 @@ public final class MovieWriter {
     ///     ticks of the sample rate (negative when audio began before the movie).
     /// - Throws: ``MovieWriterError`` for partial frames, a wrong track or a failed write.
     public func appendAudioFrames(_ data: UnsafeRawBufferPointer, to track: TrackID, startTime: Int64 = 0) throws {
+        try appendAudioFrames(data, to: track, startTime: startTime, borrowing: false)
+    }
+
+    /// Appends interleaved PCM frames without copying them: their bytes go to the sink when the
+    /// chunk or fragment is written.
+    ///
+    /// - Important: `data` must stay valid and unchanged until ``finish(endTimes:)`` returns (or
+    ///   the writer fails and is discarded), such as a mapped input file's.
+    /// - Parameters: as ``appendAudioFrames(_:to:startTime:)``.
+    package func appendAudioFrames(borrowing data: UnsafeRawBufferPointer, to track: TrackID, startTime: Int64 = 0) throws {
+        try appendAudioFrames(data, to: track, startTime: startTime, borrowing: true)
+    }
+
+    private func appendAudioFrames(_ data: UnsafeRawBufferPointer, to track: TrackID, startTime: Int64, borrowing: Bool) throws {
         let builder = try self.track(track, video: false)
         guard data.count % builder.bytesPerFrame == 0 else {
             throw MovieWriterError(.invalidSample,
@@ -229,7 +275,7 @@ public final class MovieWriter {
         guard frames > 0 else { return }
         try begin()
         if builder.chunkSampleCount == 0 { builder.chunkStartTime = builder.decodeEnd }
-        builder.chunk.append(contentsOf: data)
+        if borrowing { builder.chunk.append(borrowing: data) } else { builder.chunk.append(copying: data) }
         builder.chunkSampleCount += UInt32(frames)
         builder.recordAudioFrames(frames, startTime: startTime)
         if let interval = configuration.fragmentInterval {
@@ -251,7 +297,9 @@ public final class MovieWriter {
 
     private func writeChunk(of builder: TrackBuilder) throws {
         let offset = fileOffset
-        try builder.chunk.withUnsafeBytes { try store($0, at: offset, step: "writing media of track \(builder.id)") }
+        try builder.chunk.withBuffers(prefix: builder.chunk.count) {
+            try store(gathering: $0, at: offset, step: "writing media of track \(builder.id)")
+        }
         fileOffset += UInt64(builder.chunk.count)
         builder.recordChunk(at: offset)
     }
@@ -259,6 +307,16 @@ public final class MovieWriter {
     private func store(_ bytes: UnsafeRawBufferPointer, at offset: UInt64, step: String) throws {
         do {
             try sink.write(bytes, at: offset)
+        } catch {
+            state = .failed
+            throw MovieWriterError(.writeFailed, step + " at byte \(offset)", underlying: error)
+        }
+    }
+
+    private func store(gathering buffers: [UnsafeRawBufferPointer], at offset: UInt64, step: String) throws {
+        if buffers.count == 1 { return try store(buffers[0], at: offset, step: step) }
+        do {
+            try sink.write(gathering: buffers, at: offset)
         } catch {
             state = .failed
             throw MovieWriterError(.writeFailed, step + " at byte \(offset)", underlying: error)
@@ -405,15 +463,22 @@ public final class MovieWriter {
         let header = try moof(offsets)
         let payload = parts.reduce(0) { $0 + $1.bytes }
         let fragmentStartOffset = fileOffset
-        var mdat = ByteWriter(capacity: 8 + payload)
+        var mdat = ByteWriter(capacity: 8)
         let mdatSize = 8 + payload
         guard mdatSize <= Int(UInt32.max) else {
             throw MovieWriterError(.invalidSample, "writing a fragment: \(payload) bytes of media do not fit one fragment; use a shorter fragment interval")
         }
         mdat.write(UInt32(mdatSize))
         mdat.write("mdat" as FourCC)
-        for part in parts { mdat.write(contentsOf: part.track.chunk.prefix(part.bytes)) }
-        try store(mdat.bytes, at: fragmentStartOffset + UInt64(moofSize), step: "writing fragment \(fragmentSequence)'s media")
+        // The header and each track's media, gathered into one write.
+        func gather(from index: Int, _ buffers: [UnsafeRawBufferPointer]) throws {
+            guard index < parts.count else {
+                return try store(gathering: buffers, at: fragmentStartOffset + UInt64(moofSize),
+                                 step: "writing fragment \(fragmentSequence)'s media")
+            }
+            try parts[index].track.chunk.withBuffers(prefix: parts[index].bytes) { try gather(from: index + 1, buffers + $0) }
+        }
+        try mdat.bytes.withUnsafeBytes { try gather(from: 0, [$0]) }
         try store(header, at: fragmentStartOffset, step: "writing fragment \(fragmentSequence)'s header")
         if configuration.durability == .syncEachFragment {
             do { try sink.synchronize() } catch {

@@ -52,7 +52,7 @@ final class TrackBuilder {
     var finalDuration: UInt32?
 
     // The chunk being collected.
-    var chunk: [UInt8] = []
+    var chunk = PendingMedia()
     var chunkSampleCount: UInt32 = 0
     var chunkStartTime: Int64 = 0
 
@@ -179,7 +179,7 @@ final class TrackBuilder {
     /// Records a chunk written at `offset` holding the pending samples.
     func recordChunk(at offset: UInt64) {
         addChunk(at: offset, sampleCount: chunkSampleCount)
-        chunk.removeAll(keepingCapacity: true)
+        chunk.removeAll()
         chunkSampleCount = 0
     }
 

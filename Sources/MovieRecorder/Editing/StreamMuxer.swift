@@ -82,12 +82,13 @@ public struct StreamMuxer {
             h264: video.configuration, timescale: rate.timescale, orientation: options.orientation,
             nominalFrameDuration: rate.frameDuration))
         var audioTrack: TrackID?
-        var audioFile: RandomAccessFile?
+        var audioBytes = ImmutableBytes([])
         if let audio {
             audioTrack = try writer.addAudioTrack(AudioTrackFormat(pcm: audio.wav.format))
-            audioFile = try RandomAccessFile(path: audio.path, mode: .read)
+            let file = try RandomAccessFile(path: audio.path, mode: .read)
+            defer { try? file.close() }
+            audioBytes = try file.mappedContents()
         }
-        defer { try? audioFile?.close() }
 
         let frameTicks = Int64(rate.frameDuration)
         let delay = Int64(video.reorderDepth)
@@ -96,22 +97,43 @@ public struct StreamMuxer {
         let bytesPerFrame = UInt64(audio?.wav.format.bytesPerFrame ?? 1)
         let videoSeconds = Double(videoFrames) * Double(rate.seconds) / Double(rate.frames)
         let audioFrames = min(audio?.wav.frameCount ?? 0, UInt64(videoSeconds * Double(audio?.wav.format.sampleRate ?? 0)))
+        if let audio, UInt64(audioBytes.count) < audio.wav.dataOffset + audioFrames * bytesPerFrame {
+            throw WAVFile.FormatError(path: audio.path, reason: "it became shorter than its header says while it was being read")
+        }
         var audioDone: UInt64 = 0
-        for (index, unit) in video.accessUnits.enumerated() {
-            let decodeTime = (Int64(index) - delay) * frameTicks
-            let presentationTime = Int64(unit.presentationIndex) * frameTicks
-            try writer.appendVideoSample(unit.lengthPrefixed, to: videoTrack, decodeTime: decodeTime,
-                                         presentationTime: presentationTime, isSync: unit.isSync)
-            if let audio, let audioTrack, let audioFile {
-                let due = min(audioFrames, UInt64(Double(index + 1) / Double(videoFrames) * Double(audioFrames)))
-                if due > audioDone {
-                    let bytes = try audioFile.read(at: audio.wav.dataOffset + audioDone * bytesPerFrame,
-                                                   count: Int((due - audioDone) * bytesPerFrame))
-                    try writer.appendAudioFrames(bytes, to: audioTrack)
-                    audioDone = due
+        // Samples go to the writer as the inputs' own memory, which stays mapped until the
+        // movie is finished; the writer hands it to the file system in gathered writes.
+        return try video.bytes.withUnsafeBytes { videoBytes in
+            try audioBytes.withUnsafeBytes { audioBytes in
+                for (index, unit) in video.accessUnits.enumerated() {
+                    let decodeTime = (Int64(index) - delay) * frameTicks
+                    let presentationTime = Int64(unit.presentationIndex) * frameTicks
+                    try writer.appendVideoSample(borrowingNALUnits: unit.nalUnitRanges, of: videoBytes, to: videoTrack,
+                                                 decodeTime: decodeTime, presentationTime: presentationTime, isSync: unit.isSync)
+                    if let audio, let audioTrack {
+                        let due = min(audioFrames, UInt64(Double(index + 1) / Double(videoFrames) * Double(audioFrames)))
+                        if due > audioDone {
+                            let from = Int(audio.wav.dataOffset + audioDone * bytesPerFrame)
+                            let to = Int(audio.wav.dataOffset + due * bytesPerFrame)
+                            try writer.appendAudioFrames(borrowing: UnsafeRawBufferPointer(rebasing: audioBytes[from..<to]), to: audioTrack)
+                            audioDone = due
+                        }
+                    }
                 }
+                return try writer.finish(endTimes: [videoTrack: Int64(videoFrames) * frameTicks - delay * frameTicks])
             }
         }
-        return try writer.finish(endTimes: [videoTrack: Int64(videoFrames) * frameTicks - delay * frameTicks])
+    }
+}
+
+extension AnnexBStream {
+    /// Parses the Annex-B stream in the file at `path`, mapped rather than read; see
+    /// ``RandomAccessFile/mappedContents()``.
+    /// - Throws: ``FileError`` when the file cannot be read, ``MovieFormatError`` when it is not
+    ///   an H.264 stream.
+    public init(contentsOfFile path: String) throws {
+        let file = try RandomAccessFile(path: path, mode: .read)
+        defer { try? file.close() }
+        try self.init(annexB: file.mappedContents())
     }
 }
