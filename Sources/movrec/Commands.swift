@@ -54,7 +54,7 @@ func mux(_ args: inout Arguments) throws -> Int32 {
     options.frameRate = try parseFrameRate(fpsText)
     guard let angle = Double(rotationText) else { throw Arguments.UsageError(description: "--rotation \(rotationText) is not a number") }
     options.orientation = try VideoOrientation(rotationAngle: angle, isMirrored: mirror)
-    let stream = try AnnexBStream(annexB: RandomAccessFile.readAll(videoPath))
+    let stream = try AnnexBStream(contentsOfFile: videoPath)
     let audio = try audioPath.map { (wav: try WAVFile(path: $0), path: $0) }
     let summary = try StreamMuxer.mux(video: stream, audio: audio, to: args.positional[0], options: options)
     let seconds = Double(summary.duration) / Double(summary.movieTimescale)
