@@ -61,6 +61,39 @@ import Testing
         #expect(try RandomAccessFile.readAll(dir.file("out.mov")) == expected)
     }
 
+    /// A sink that keeps the bytes and counts the calls.
+    final class CountingSink: MovieByteSink {
+        let memory = InMemoryMovieSink()
+        var writes = 0, gatheredWrites = 0
+        func write(_ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws {
+            writes += 1
+            try memory.write(bytes, at: offset)
+        }
+        func write(gathering buffers: [UnsafeRawBufferPointer], at offset: UInt64) throws {
+            gatheredWrites += 1
+            var position = offset
+            for buffer in buffers {
+                try memory.write(buffer, at: position)
+                position += UInt64(buffer.count)
+            }
+        }
+        func synchronize() throws {}
+        func truncate(to size: UInt64) throws { try memory.truncate(to: size) }
+    }
+
+    @Test("the muxer's chunks reach the sink in one gathered write, not one write per chunk")
+    func chunksAreCoalesced() throws {
+        let sink = CountingSink()
+        let stream = try AnnexBStream(annexB: RandomAccessFile.readAll(fixture("testsrc-bframes.264")))
+        let audio = (wav: try WAVFile(path: fixture("tone-48k-stereo.wav")), path: fixture("tone-48k-stereo.wav"))
+        _ = try StreamMuxer.mux(video: stream, audio: audio, into: sink, options: options(fragmentInterval: nil))
+        #expect(sink.memory.bytes == (try copiedMovie(fragmentInterval: nil)))
+        let info = try MovieInfo(source: InMemoryMovieSource(sink.memory.bytes))
+        #expect(info.tracks.allSatisfy { ($0.sampleTable?.chunkOffsets.count ?? 0) >= 2 }, "several chunks per track")
+        #expect(sink.gatheredWrites == 1, "all the media in one write")
+        #expect(sink.writes == 3, "the file header, the movie atom and the mdat size")
+    }
+
     @Test("a gathered write of more buffers than one pwritev takes, some empty, lands in order")
     func gatheredWriteBeyondIOVMax() throws {
         let dir = try TemporaryDirectory()

@@ -30,6 +30,12 @@ public final class MovieWriter {
         /// Movie metadata (creation date, location, device, software…), written as `moov/meta`
         /// after the tracks; nothing is written when it is empty.
         public var metadata: [MetadataItem] = []
+        /// A Boolean value that indicates whether consecutive media writes are collected into
+        /// gathered writes of up to 4 MB (``MediaWriteBatch``) instead of one write per chunk:
+        /// for a muxer, whose media is borrowed and whose chunks may be small. Media then
+        /// reaches the sink later than ``MovieWriter/bytesWritten`` says, at the latest when
+        /// anything else is written.
+        package var coalescesMediaWrites = false
 
         public init(creationTime: QuickTimeTimestamp, metadata: [MetadataItem] = []) {
             self.creationTime = creationTime
@@ -82,10 +88,14 @@ public final class MovieWriter {
     private var fragmentStart: Int64?
     private var isFragmented: Bool { configuration.fragmentInterval != nil }
 
+    /// With ``Configuration/coalescesMediaWrites``: media not yet handed to the sink.
+    private let mediaBatch: MediaWriteBatch?
+
     /// Creates a writer that writes through `sink`.
     public init(sink: any MovieByteSink, configuration: Configuration) {
         self.sink = sink
         self.configuration = configuration
+        mediaBatch = configuration.coalescesMediaWrites ? MediaWriteBatch() : nil
     }
 
     /// The number of bytes written to the sink so far, pending chunks excluded.
@@ -297,14 +307,59 @@ public final class MovieWriter {
 
     private func writeChunk(of builder: TrackBuilder) throws {
         let offset = fileOffset
-        try builder.chunk.withBuffers(prefix: builder.chunk.count) {
-            try store(gathering: $0, at: offset, step: "writing media of track \(builder.id)")
-        }
+        try storeMedia([(builder, builder.chunk.count)], at: offset, step: "writing media of track \(builder.id)")
         fileOffset += UInt64(builder.chunk.count)
         builder.recordChunk(at: offset)
     }
 
+    /// Writes `header`, then the first `count` pending bytes of each track, from `offset`: into
+    /// the media batch when writes are coalesced and the copied bytes fit, otherwise at once in
+    /// one gathered write.
+    private func storeMedia(header: UnsafeRawBufferPointer = UnsafeRawBufferPointer(start: nil, count: 0),
+                            _ parts: [(track: TrackBuilder, count: Int)], at offset: UInt64, step: String) throws {
+        if let batch = mediaBatch {
+            if !batch.continues(at: offset) { try flushMedia() }
+            let copied = header.count + parts.reduce(0) { $0 + $1.track.chunk.copiedCount(prefix: $1.count) }
+            if copied > batch.stagingSpace { try flushMedia() }
+            if copied <= batch.stagingSpace {
+                if batch.isEmpty { batch.begin(at: offset) }
+                batch.append(copying: header)
+                for part in parts {
+                    part.track.chunk.forEachBuffer(prefix: part.count) { buffer, isBorrowed in
+                        if isBorrowed { batch.append(borrowing: buffer) } else { batch.append(copying: buffer) }
+                    }
+                }
+                if batch.isFull { try flushMedia() }
+                return
+            }
+        }
+        func gather(from index: Int, _ buffers: [UnsafeRawBufferPointer]) throws {
+            guard index < parts.count else { return try store(gathering: buffers, at: offset, step: step) }
+            try parts[index].track.chunk.withBuffers(prefix: parts[index].count) { try gather(from: index + 1, buffers + $0) }
+        }
+        try gather(from: 0, header.isEmpty ? [] : [header])
+    }
+
+    /// Hands the media batch to the sink.
+    private func flushMedia() throws {
+        guard let batch = mediaBatch, !batch.isEmpty else { return }
+        defer { batch.removeAll() }
+        try write(gathering: batch.buffers, at: batch.offset, step: "writing media")
+    }
+
+    /// Writes `bytes` after any batched media.
     private func store(_ bytes: UnsafeRawBufferPointer, at offset: UInt64, step: String) throws {
+        try flushMedia()
+        try write(bytes, at: offset, step: step)
+    }
+
+    /// Writes `buffers` after any batched media.
+    private func store(gathering buffers: [UnsafeRawBufferPointer], at offset: UInt64, step: String) throws {
+        try flushMedia()
+        try write(gathering: buffers, at: offset, step: step)
+    }
+
+    private func write(_ bytes: UnsafeRawBufferPointer, at offset: UInt64, step: String) throws {
         do {
             try sink.write(bytes, at: offset)
         } catch {
@@ -313,8 +368,8 @@ public final class MovieWriter {
         }
     }
 
-    private func store(gathering buffers: [UnsafeRawBufferPointer], at offset: UInt64, step: String) throws {
-        if buffers.count == 1 { return try store(buffers[0], at: offset, step: step) }
+    private func write(gathering buffers: [UnsafeRawBufferPointer], at offset: UInt64, step: String) throws {
+        if buffers.count == 1 { return try write(buffers[0], at: offset, step: step) }
         do {
             try sink.write(gathering: buffers, at: offset)
         } catch {
@@ -334,6 +389,7 @@ public final class MovieWriter {
     init(repairing sink: any MovieByteSink, configuration: Configuration, mediaEnd: UInt64) {
         self.sink = sink
         self.configuration = configuration
+        mediaBatch = nil
         state = .writing
         fileOffset = mediaEnd
     }
@@ -470,15 +526,10 @@ public final class MovieWriter {
         }
         mdat.write(UInt32(mdatSize))
         mdat.write("mdat" as FourCC)
-        // The header and each track's media, gathered into one write.
-        func gather(from index: Int, _ buffers: [UnsafeRawBufferPointer]) throws {
-            guard index < parts.count else {
-                return try store(gathering: buffers, at: fragmentStartOffset + UInt64(moofSize),
-                                 step: "writing fragment \(fragmentSequence)'s media")
-            }
-            try parts[index].track.chunk.withBuffers(prefix: parts[index].bytes) { try gather(from: index + 1, buffers + $0) }
+        try mdat.bytes.withUnsafeBytes {
+            try storeMedia(header: $0, parts.map { ($0.track, $0.bytes) }, at: fragmentStartOffset + UInt64(moofSize),
+                           step: "writing fragment \(fragmentSequence)'s media")
         }
-        try mdat.bytes.withUnsafeBytes { try gather(from: 0, [$0]) }
         try store(header, at: fragmentStartOffset, step: "writing fragment \(fragmentSequence)'s header")
         if configuration.durability == .syncEachFragment {
             do { try sink.synchronize() } catch {

@@ -58,6 +58,37 @@ struct PendingMedia {
         count += bytes.count
     }
 
+    /// The number of copied bytes among the first `prefix` pending bytes.
+    func copiedCount(prefix: Int) -> Int {
+        var left = prefix, copied = 0
+        for piece in pieces where left > 0 {
+            let take = min(left, piece.count)
+            if case .owned = piece { copied += take }
+            left -= take
+        }
+        return copied
+    }
+
+    /// Calls `body` with each buffer that holds the first `prefix` pending bytes, in order, and
+    /// whether it is borrowed (stays valid until the writer finishes) or copied (valid only
+    /// during the call).
+    func forEachBuffer(prefix: Int, _ body: (UnsafeRawBufferPointer, _ isBorrowed: Bool) throws -> Void) rethrows {
+        precondition(prefix <= count)
+        try owned.withUnsafeBytes { ownedBytes in
+            var left = prefix
+            for piece in pieces where left > 0 {
+                let take = min(left, piece.count)
+                switch piece {
+                case .owned(let range):
+                    try body(UnsafeRawBufferPointer(rebasing: ownedBytes[range.lowerBound..<range.lowerBound + take]), false)
+                case .borrowed(let buffer):
+                    try body(UnsafeRawBufferPointer(rebasing: buffer[..<take]), true)
+                }
+                left -= take
+            }
+        }
+    }
+
     /// Calls `body` with the buffers that hold the first `prefix` pending bytes, in order.
     mutating func withBuffers<Result>(prefix: Int,
                                       _ body: ([UnsafeRawBufferPointer]) throws -> Result) rethrows -> Result {

@@ -75,6 +75,7 @@ public struct StreamMuxer {
         let now = QuickTimeTimestamp(unixSeconds: Int64(SystemClock.unixSeconds()))
         var configuration = MovieWriter.Configuration(creationTime: options.creationTime ?? now, metadata: options.metadata)
         configuration.fragmentInterval = options.fragmentInterval
+        configuration.coalescesMediaWrites = true
         if options.synchronizesToDisk { configuration.durability = .syncEachFragment }
         let writer = MovieWriter(sink: sink, configuration: configuration)
         let rate = options.frameRate
