@@ -136,10 +136,13 @@ public struct AnnexBStream: Sendable {
 
     private static func parse(_ buffer: UnsafeRawBufferPointer) throws(MovieFormatError) -> Parsed {
         let units = nalUnitRanges(in: buffer)
+        // Each header byte is a cache miss, the units being far apart in a large stream; in a
+        // loop of their own the loads overlap, and the slice headers after them come along.
+        let headers = units.map { buffer[$0.lowerBound] }
         var parameterSets: [[UInt8]] = []
         var haveSPS = false, havePPS = false
-        for unit in units {
-            let type = buffer[unit.lowerBound] & 0x1F
+        for (unit, header) in zip(units, headers) {
+            let type = header & 0x1F
             if (type == 7 && !haveSPS) || (type == 8 && !havePPS) {
                 parameterSets.append(Array(buffer[unit]))
                 if type == 7 { haveSPS = true } else { havePPS = true }
@@ -154,9 +157,9 @@ public struct AnnexBStream: Sendable {
         kept.reserveCapacity(units.count)
         var pending: [Range<Int>] = []  // SEI and others seen before the next picture's first slice
         var pocMSB = 0, prevPOCLSB = 0, idrPeriod = -1
+        var rbsp: [UInt8] = []
 
-        for unit in units {
-            let header = buffer[unit.lowerBound]
+        for (unit, header) in zip(units, headers) {
             let type = header & 0x1F
             switch type {
             case 7, 8, 9:
@@ -167,7 +170,7 @@ public struct AnnexBStream: Sendable {
                 // is an emulation-prevention byte, so 64 bytes hold more than enough; reading only
                 // those keeps a large slice from being copied whole.
                 let payload = unit.lowerBound + 1..<min(unit.upperBound, unit.lowerBound + 1 + 64)
-                var r = BitReader(nalPayload: buffer[payload])
+                var r = BitReader(nalPayload: buffer[payload], reusing: &rbsp)
                 let firstMB = try r.ue()
                 _ = try r.ue()  // slice_type
                 _ = try r.ue()  // pic_parameter_set_id
