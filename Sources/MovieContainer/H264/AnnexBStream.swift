@@ -168,27 +168,33 @@ public struct AnnexBStream: Sendable {
                 // The fields read below take at most 288 bits (four Exp-Golomb codes of at most
                 // 63 bits, two fields of at most 16 and four flag bits). At most one byte in three
                 // is an emulation-prevention byte, so 64 bytes hold more than enough; reading only
-                // those keeps a large slice from being copied whole.
-                let payload = unit.lowerBound + 1..<min(unit.upperBound, unit.lowerBound + 1 + 64)
-                var r = BitReader(nalPayload: buffer[payload], reusing: &rbsp)
-                let firstMB = try r.ue()
-                _ = try r.ue()  // slice_type
-                _ = try r.ue()  // pic_parameter_set_id
-                if sps.separateColourPlane { _ = try r.bits(2) }
-                _ = try r.bits(Int(sps.log2MaxFrameNum))  // frame_num
-                if !sps.frameMBsOnly, try r.flag() { _ = try r.flag() }
+                // those keeps a large slice from being copied whole. They nearly always fit in
+                // 16, so those are tried first, and 64 only when 16 run out (or fail otherwise,
+                // so errors stay those of the longer read).
                 let isIDR = type == 5
-                if isIDR { _ = try r.ue() }
-                if firstMB == 0 || pictures.isEmpty {
+                func readHeader(_ length: Int) throws(MovieFormatError) -> (firstMB: UInt32, pocLSB: Int?) {
+                    let payload = unit.lowerBound + 1..<min(unit.upperBound, unit.lowerBound + 1 + length)
+                    var r = BitReader(nalPayload: buffer[payload], reusing: &rbsp)
+                    let firstMB = try r.ue()
+                    _ = try r.ue()  // slice_type
+                    _ = try r.ue()  // pic_parameter_set_id
+                    if sps.separateColourPlane { _ = try r.bits(2) }
+                    _ = try r.bits(Int(sps.log2MaxFrameNum))  // frame_num
+                    if !sps.frameMBsOnly, try r.flag() { _ = try r.flag() }
+                    if isIDR { _ = try r.ue() }
+                    guard firstMB == 0 || pictures.isEmpty, sps.pictureOrderCountType == 0 else { return (firstMB, nil) }
+                    return (firstMB, Int(try r.bits(Int(sps.log2MaxPictureOrderCountLSB))))
+                }
+                let slice: (firstMB: UInt32, pocLSB: Int?)
+                do { slice = try readHeader(16) } catch { slice = try readHeader(64) }
+                if slice.firstMB == 0 || pictures.isEmpty {
                     if isIDR {
                         idrPeriod += 1
                         pocMSB = 0
                         prevPOCLSB = 0
                     }
                     let poc: Int
-                    switch sps.pictureOrderCountType {
-                    case 0:
-                        let lsb = Int(try r.bits(Int(sps.log2MaxPictureOrderCountLSB)))
+                    if let lsb = slice.pocLSB {
                         let maxLSB = 1 << Int(sps.log2MaxPictureOrderCountLSB)
                         if lsb < prevPOCLSB && prevPOCLSB - lsb >= maxLSB / 2 {
                             pocMSB += maxLSB
@@ -197,7 +203,7 @@ public struct AnnexBStream: Sendable {
                         }
                         poc = pocMSB + lsb
                         if header & 0x60 != 0 { prevPOCLSB = lsb }  // reference picture
-                    default:
+                    } else {
                         // Types 1 and 2 as x264 writes them: output order is decode order.
                         poc = pictures.count
                     }
