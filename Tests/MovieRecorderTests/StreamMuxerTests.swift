@@ -115,6 +115,28 @@ import Testing
         #expect(try RandomAccessFile.readAll(dir.file("gathered")) == [UInt8](repeating: 0, count: 10) + pieces.flatMap { $0 })
     }
 
+    @Test("the muxer reserves the media's blocks, none past the end of the finished movie")
+    func reservedBlocksStayWithinTheFile() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let reserved = try RandomAccessFile(path: dir.file("reserved"), mode: .createNew)
+        try reserved.reserve(1 << 20)
+        #expect(reserved.size == 0, "reserving does not change the size")
+        try reserved.close()
+
+        let audio = (wav: try WAVFile(path: fixture("tone-48k-stereo.wav")), path: fixture("tone-48k-stereo.wav"))
+        for interval in [nil, Duration.milliseconds(300)] {
+            let path = dir.file("out-\(interval == nil ? "plain" : "fragmented").mov")
+            try StreamMuxer.mux(video: AnnexBStream(contentsOfFile: fixture("testsrc-bframes.264")), audio: audio, to: path,
+                                options: options(fragmentInterval: interval))
+            var info = stat()
+            #expect(stat(path, &info) == 0)
+            let allocated = Int(info.st_blocks) * 512
+            let limit = (Int(info.st_size) + 4095) / 4096 * 4096 + 65536
+            #expect(allocated <= limit, "no blocks left reserved past the end")
+        }
+    }
+
     @Test("a mapped file reads as the file; an empty one as no bytes")
     func mappedContents() throws {
         let path = fixture("tone-44k1-mono.wav")

@@ -59,6 +59,10 @@ public struct StreamMuxer {
                            options: Options) throws -> MovieWriter.Summary {
         let output = try RandomAccessFile(path: outputPath, mode: options.overwrite ? .createOrTruncate : .createNew)
         do {
+            // The media, which the movie holds at least, goes into blocks reserved at once.
+            let videoBytes = video.accessUnits.reduce(UInt64(0)) { $0 + UInt64($1.lengthPrefixedCount) }
+            let audioBytes = audio.map { audioFrameCount(video: video, wav: $0.wav, rate: options.frameRate) * UInt64($0.wav.format.bytesPerFrame) }
+            try output.reserve(videoBytes + (audioBytes ?? 0))
             let summary = try mux(video: video, audio: audio, into: output, options: options)
             if options.synchronizesToDisk { try output.synchronize() }
             try output.close()
@@ -96,8 +100,7 @@ public struct StreamMuxer {
         let videoFrames = video.accessUnits.count
         // Audio no longer than the video, fed in step with it so chunks interleave.
         let bytesPerFrame = UInt64(audio?.wav.format.bytesPerFrame ?? 1)
-        let videoSeconds = Double(videoFrames) * Double(rate.seconds) / Double(rate.frames)
-        let audioFrames = min(audio?.wav.frameCount ?? 0, UInt64(videoSeconds * Double(audio?.wav.format.sampleRate ?? 0)))
+        let audioFrames = audio.map { audioFrameCount(video: video, wav: $0.wav, rate: rate) } ?? 0
         if let audio, UInt64(audioBytes.count) < audio.wav.dataOffset + audioFrames * bytesPerFrame {
             throw WAVFile.FormatError(path: audio.path, reason: "it became shorter than its header says while it was being read")
         }
@@ -124,6 +127,14 @@ public struct StreamMuxer {
                 return try writer.finish(endTimes: [videoTrack: Int64(videoFrames) * frameTicks - delay * frameTicks])
             }
         }
+    }
+}
+
+extension StreamMuxer {
+    /// How many frames of `wav` go into the movie: no more than last as long as the video.
+    static func audioFrameCount(video: AnnexBStream, wav: WAVFile, rate: FrameRate) -> UInt64 {
+        let videoSeconds = Double(video.accessUnits.count) * Double(rate.seconds) / Double(rate.frames)
+        return min(wav.frameCount, UInt64(videoSeconds * Double(wav.format.sampleRate)))
     }
 }
 
