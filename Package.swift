@@ -53,7 +53,7 @@ let package = Package(
         // alternating them, and reports ratios, CPU seconds and peak RSS.
         .executableTarget(name: "movrec-bench", path: "Benchmarks/Harness", swiftSettings: strict),
         // What the harness measures of the library through its public API, one case per run.
-        .executableTarget(name: "bench-worker", dependencies: ["MovieRecorder"], path: "Benchmarks/Worker",
+        .executableTarget(name: "bench-worker", dependencies: ["MovieRecorder", "MovieContainer"], path: "Benchmarks/Worker",
                           swiftSettings: strict),
         .testTarget(name: "MovieContainerTests", dependencies: ["MovieContainer"], swiftSettings: strict),
         .testTarget(

@@ -1,1 +1,77 @@
-print("movrec-bench: not written yet")
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// movrec-bench: the library side by side with ffmpeg, GStreamer and the bare x264 CLI in one
+// run (see Benchmarks/README.md). Run through Benchmarks/run, from the package root.
+
+let usage = """
+    usage: movrec-bench [--quick] [--runs N] [--only a,b,c,d,e,f,g] [--output FILE.json] [--bin DIR] [--work DIR]
+      --quick   fewer cells and runs, for iterating (not for the reference results)
+      --runs N  measured runs per figure, each after one warm-up (default 11)
+    """
+
+var arguments = Array(CommandLine.arguments.dropFirst())
+@MainActor func option(_ name: String) -> String? {
+    guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return nil }
+    defer { arguments.removeSubrange(index...(index + 1)) }
+    return arguments[index + 1]
+}
+@MainActor func flag(_ name: String) -> Bool {
+    guard let index = arguments.firstIndex(of: name) else { return false }
+    arguments.remove(at: index)
+    return true
+}
+let quick = flag("--quick")
+let runsText = option("--runs")
+let only = Set((option("--only") ?? "a,b,c,d,e,f,g").split(separator: ",").map(String.init))
+let binary = option("--bin") ?? ".build/release"
+let work = option("--work") ?? "Benchmarks/work"
+let outputPath = option("--output") ?? (quick ? "\(work)/results-quick.json" : "Benchmarks/results.json")
+guard arguments.isEmpty, runsText.map({ Int($0) != nil }) ?? true else {
+    print(usage)
+    exit(2)
+}
+
+mkdir(work, 0o755)
+mkdir(work + "/scratch", 0o755)
+var harness = Harness(runs: runsText.flatMap(Int.init) ?? (quick ? 5 : 11), quick: quick, work: work, scratch: work + "/scratch",
+                      worker: binary + "/bench-worker", movrec: binary + "/movrec")
+for tool in [harness.worker, harness.movrec] where !exists(tool) {
+    print("movrec-bench: \(tool) is missing; build with: swift build -c release --product movrec --product bench-worker")
+    exit(2)
+}
+let started = now()
+print("movrec-bench: \(harness.runs) measured runs per figure (after a warm-up), contenders alternated\(quick ? ", quick mode" : "")")
+let machine = machineDescription(scratch: harness.scratch)
+print(machine.render())
+let sections: [(String, (inout Harness) throws -> Void)] = [
+    ("a", { try $0.encodeBenchmark() }), ("b", { try $0.muxBenchmark() }), ("c", { try $0.stopAndMemoryBenchmark() }),
+    ("d", { try $0.rotationBenchmark() }), ("e", { try $0.liveBenchmark() }), ("f", { try $0.startupBenchmark() }),
+    ("g", { try $0.durabilityBenchmark() }),
+]
+for (name, body) in sections where only.contains(name) {
+    do {
+        try body(&harness)
+    } catch {
+        harness.check(name, "section \(name) ran", false, "\(error)")
+    }
+}
+let failed = harness.verdicts.filter { !$0.passed }
+print("\n\(harness.verdicts.count - failed.count) of \(harness.verdicts.count) targets PASS"
+      + (failed.isEmpty ? "" : "; FAIL: " + failed.map { "\($0.section) \($0.target)" }.joined(separator: "; "))
+      + " (\(fixed(now() - started, 0)) s)")
+let document = JSON.object([
+    ("machine", machine), ("runs", .number(Double(harness.runs))), ("quick", .bool(quick)),
+    ("command", .string("Benchmarks/run" + (quick ? " --quick" : ""))),
+    ("targets", .array(harness.verdicts.map(\.json))),
+] + harness.sections)
+let text = document.render() + "\n"
+guard let file = fopen(outputPath, "w") else {
+    print("movrec-bench: cannot write \(outputPath)")
+    exit(1)
+}
+fputs(text, file)
+fclose(file)
+print("results written to \(outputPath)")
+exit(failed.isEmpty ? 0 : 1)

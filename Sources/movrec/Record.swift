@@ -140,15 +140,29 @@ func record(_ arguments: Arguments) async throws -> Int32 {
         throw error
     }
 
-    let announcer = Task { [events = movie.events] in
+    // Woken at once when the recording finishes (a file source's end, a limit), and five times
+    // a second for the status line and to notice Ctrl-C.
+    let (wakes, waker) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    let watcher = Task { [events = movie.events] in
         for await event in events {
-            if case .didStartRecording(let path, _) = event {
-                standardError("movrec: recording to \(path)")
-                return
+            switch event {
+            case .didStartRecording(let path, _): standardError("movrec: recording to \(path)")
+            case .didFinishRecording: waker.yield()
+            default: break
             }
         }
     }
-    defer { announcer.cancel() }
+    let ticker = Task {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .milliseconds(200))
+            waker.yield()
+        }
+    }
+    defer {
+        watcher.cancel()
+        ticker.cancel()
+    }
+    var wake = wakes.makeAsyncIterator()
     let interactive = isatty(2) == 1 && !quiet
     var result: RecordingResult?
     let started = MonotonicClock.now()
@@ -172,7 +186,7 @@ func record(_ arguments: Arguments) async throws -> Int32 {
                 + "\(movie.droppedFrameCount) dropped, \(format(Double(movie.recordedFileSize) / 1_000_000, 1)) MB   "
             _ = "\r\(line)".withCString { write(2, $0, strlen($0)) }
         }
-        try? await Task.sleep(for: .milliseconds(200))
+        _ = await wake.next()
     }
     if interactive { standardError("") }
     await session.stopRunning()

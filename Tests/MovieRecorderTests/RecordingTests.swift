@@ -155,6 +155,29 @@ import Testing
         #expect(video.editList.first?.mediaTime == 0)
     }
 
+    @Test func theFirstSampleSaysHowX264EncodedTheStream() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let path = dir.file("sei.mov")
+        var settings = H264EncoderSettings()
+        settings.preset = "ultrafast"
+        settings.keyframeInterval = 250
+        _ = try await record(
+            video: TestPatternSource(width: 320, height: 240, frameRate: FrameRate(frames: 30), realTime: false, frameLimit: 10),
+            audio: nil, to: path, settings: settings)
+        let file = try RandomAccessFile(path: path, mode: .read)
+        let samples = try #require(try MovieInfo(source: file).videoTrack?.sampleTable).samples()
+        let first = try file.read(at: samples[0].offset, count: Int(samples[0].size))
+        // Length-prefixed NAL units: the first is x264's user-data SEI, then the IDR slice.
+        let firstLength = Int(first[0]) << 24 | Int(first[1]) << 16 | Int(first[2]) << 8 | Int(first[3])
+        #expect(first[4] & 0x1f == 6, "the first NAL unit is an SEI")
+        let sei = String(decoding: first[4..<(4 + firstLength)].map { $0 == 0 ? 0x20 : $0 }, as: UTF8.self)
+        #expect(sei.contains("x264 - core") && sei.contains("keyint=250") && sei.contains("crf=23.0"), "\(sei)")
+        #expect(first[4 + firstLength + 4] & 0x1f == 5, "an IDR slice follows")
+        let second = try file.read(at: samples[1].offset, count: 5)
+        #expect(second[4] & 0x1f != 6, "only the first access unit carries it")
+    }
+
     @Test func aSlowEncoderDropsLiveFramesAndCountsThem() async throws {
         let dir = try TemporaryDirectory()
         defer { dir.cleanUp() }

@@ -56,7 +56,7 @@ func run(_ executable: String, _ arguments: [String]) throws -> ProgramResult {
 
 /// Debian packages that provide the tools the tests use as independent readers.
 let toolPackages = ["ffprobe": "ffmpeg", "ffmpeg": "ffmpeg", "mediainfo": "mediainfo", "exiftool": "libimage-exiftool-perl",
-                    "x264": "x264", "gst-launch-1.0": "gstreamer1.0-tools gstreamer1.0-plugins-good gstreamer1.0-plugins-ugly"]
+                    "x264": "x264", "gst-launch-1.0": "gstreamer1.0-tools gstreamer1.0-plugins-good gstreamer1.0-plugins-ugly gstreamer1.0-plugins-bad"]
 
 struct MissingTool: Error, CustomStringConvertible {
     let description: String
@@ -82,15 +82,18 @@ func toolPath(_ name: String) throws -> String {
 }
 
 /// The movrec executable built with the tests.
-func movrecPath() throws -> String {
+func movrecPath() throws -> String { try builtProductPath("movrec") }
+
+/// An executable of this package built with the tests (movrec, bench-worker).
+func builtProductPath(_ name: String) throws -> String {
     let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    for candidate in [bundle.appendingPathComponent("movrec").path,
-                      bundle.deletingLastPathComponent().appendingPathComponent("movrec").path,
-                      URL(fileURLWithPath: fixturesDirectory).deletingLastPathComponent().appendingPathComponent(".build/debug/movrec").path]
+    for candidate in [bundle.appendingPathComponent(name).path,
+                      bundle.deletingLastPathComponent().appendingPathComponent(name).path,
+                      URL(fileURLWithPath: fixturesDirectory).deletingLastPathComponent().appendingPathComponent(".build/debug/\(name)").path]
     where FileManager.default.isExecutableFile(atPath: candidate) {
         return candidate
     }
-    throw MissingTool(description: "movrec was not built next to the tests; run `swift build` first")
+    throw MissingTool(description: "\(name) was not built next to the tests; run `swift build --build-tests` first")
 }
 
 /// What ffprobe reports of a movie's streams.

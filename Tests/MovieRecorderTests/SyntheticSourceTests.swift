@@ -579,8 +579,8 @@ func writeFile(_ path: String, _ bytes: [UInt8]) throws {
         (0..<PixelFormat.i420.byteCount(width: width, height: height)).map { UInt8(truncatingIfNeeded: frame * 37 + $0 * 7 + $0 / 13) }
     }
 
-    @Test(arguments: [(34, 18), (33, 17)])
-    func y4mReadsBackExactly(width: Int, height: Int) throws {
+    @Test(arguments: [(34, 18, true), (33, 17, true), (34, 18, false), (33, 17, false)])
+    func y4mReadsBackExactly(width: Int, height: Int, mapped: Bool) throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
         let path = directory.file("in.y4m")
@@ -590,7 +590,7 @@ func writeFile(_ path: String, _ bytes: [UInt8]) throws {
             file += y4mPicture(frame: frame, width: width, height: height)
         }
         try writeFile(path, file)
-        let source = try Y4MFileSource(path: path)
+        let source = try Y4MFileSource(path: path, bufferCount: 6, allowsMapping: mapped)
         #expect(source.format == VideoFormat(width: width, height: height, pixelFormat: .i420, frameRate: FrameRate(frames: 25)))
         #expect(!source.isLive)
         #expect(source.name == path)
@@ -604,6 +604,39 @@ func writeFile(_ path: String, _ bytes: [UInt8]) throws {
             #expect(frame.sequence == UInt64(index))
             #expect(firstDifference(frame.bytes, y4mPicture(frame: index, width: width, height: height)) == nil, "frame \(index)")
             #expect(frame.timestamp - frames[0].timestamp == UInt64(index) * 40_000_000)
+        }
+    }
+
+    @Test(arguments: [true, false])
+    func y4mHoldsAtMostItsBufferCountOfPictures(mapped: Bool) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let path = directory.file("in.y4m")
+        var file = Array("YUV4MPEG2 W64 H64 F30:1\n".utf8)
+        for frame in 0..<8 { file += Array("FRAME\n".utf8) + y4mPicture(frame: frame, width: 64, height: 64) }
+        try writeFile(path, file)
+        let source = try Y4MFileSource(path: path, bufferCount: 3, allowsMapping: mapped)
+        final class Holder: @unchecked Sendable {
+            let lock = ConditionLock()
+            var frames: [VideoFrame] = []
+        }
+        let holder = Holder()
+        let log = EventLog<SeenVideo>()
+        try source.start { event in
+            if case .frame(let frame) = event { holder.lock.withLock { holder.frames.append(frame) } }
+            log.record(SeenVideo(event, keepBytes: true))
+        }
+        defer { source.stop() }
+        #expect(log.wait { $0.count == 3 })
+        usleep(100_000)
+        #expect(log.entries.count == 3, "the source read ahead while consumers held every picture: \(log.entries.count)")
+        while !log.wait(seconds: 0.01, until: { $0.last?.isFinal == true }) {
+            holder.lock.withLock { holder.frames.removeAll() }
+        }
+        let frames = log.all.frames
+        #expect(frames.map(\.sequence) == Array(0..<8))
+        for (index, frame) in frames.enumerated() {
+            #expect(firstDifference(frame.bytes, y4mPicture(frame: index, width: 64, height: 64)) == nil, "frame \(index)")
         }
     }
 

@@ -2,9 +2,27 @@
 ///
 /// Atoms are written with ``writeAtom(_:_:)``: the size field is reserved, the body is
 /// written, then the size is back-patched, so an atom's size can never disagree with its body.
+///
+/// Inside the library a writer can also reserve *external spans*: room for bytes that are not
+/// held here but copied in when the result is stored (a long recording's sample tables, which
+/// wait in scratch storage). Sizes and offsets count them; ``bytes`` holds everything else.
 public struct ByteWriter: Sendable {
-    /// The bytes written so far.
+    /// The bytes written so far, without any external span.
     public private(set) var bytes: [UInt8]
+
+    /// Room reserved for bytes supplied when the result is stored, in order.
+    struct ExternalSpan: Hashable, Sendable {
+        /// Where the span starts among the written bytes, counting earlier spans.
+        var offset: Int
+        /// Where its bytes go in ``ByteWriter/bytes``: before the byte at this index.
+        var insertionIndex: Int
+        var count: Int
+        /// The caller's number for what fills it.
+        var source: Int
+    }
+
+    private(set) var externalSpans: [ExternalSpan] = []
+    private var externalByteCount = 0
 
     public init(capacity: Int = 256) {
         bytes = []
@@ -12,7 +30,15 @@ public struct ByteWriter: Sendable {
     }
 
     /// The number of bytes written so far.
-    public var count: Int { bytes.count }
+    public var count: Int { bytes.count + externalByteCount }
+
+    /// Reserves `count` bytes that `source` supplies when the result is stored. Nothing is
+    /// reserved for an empty span.
+    mutating func reserveExternal(_ count: Int, source: Int) {
+        guard count > 0 else { return }
+        externalSpans.append(ExternalSpan(offset: self.count, insertionIndex: bytes.count, count: count, source: source))
+        externalByteCount += count
+    }
 
     public mutating func write(_ value: UInt8) { bytes.append(value) }
 
@@ -71,22 +97,24 @@ public struct ByteWriter: Sendable {
     ///
     /// - Throws: ``MovieFormatError`` when the atom would exceed 4 GiB, or whatever `body` throws.
     public mutating func writeAtom(_ type: FourCC, _ body: (inout ByteWriter) throws -> Void) throws {
-        let start = bytes.count
+        let start = count
         write(UInt32(0))
         write(type)
         try body(&self)
-        let size = bytes.count - start
+        let size = count - start
         guard size <= Int(UInt32.max) else {
             throw MovieFormatError.atomTooLarge(type, size: UInt64(size))
         }
         patch(UInt32(size), at: start)
     }
 
-    /// Overwrites four bytes at `offset` with `value`.
+    /// Overwrites four bytes at `offset` (as counted by ``count``) with `value`.
     public mutating func patch(_ value: UInt32, at offset: Int) {
-        bytes[offset] = UInt8(truncatingIfNeeded: value >> 24)
-        bytes[offset + 1] = UInt8(truncatingIfNeeded: value >> 16)
-        bytes[offset + 2] = UInt8(truncatingIfNeeded: value >> 8)
-        bytes[offset + 3] = UInt8(truncatingIfNeeded: value)
+        var index = offset
+        for span in externalSpans where span.offset < offset { index -= span.count }  // a patch never falls inside one
+        bytes[index] = UInt8(truncatingIfNeeded: value >> 24)
+        bytes[index + 1] = UInt8(truncatingIfNeeded: value >> 16)
+        bytes[index + 2] = UInt8(truncatingIfNeeded: value >> 8)
+        bytes[index + 3] = UInt8(truncatingIfNeeded: value)
     }
 }

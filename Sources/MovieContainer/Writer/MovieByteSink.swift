@@ -15,6 +15,11 @@ public protocol MovieByteSink: AnyObject {
     func synchronize() throws
     /// Cuts the data to `size` bytes (for a file: `ftruncate`).
     func truncate(to size: UInt64) throws
+    /// Creates storage for the sample-table entries a writer sets aside during a long
+    /// recording, or returns `nil` to keep them in memory (the default). A writer asks at most
+    /// once, when a table first outgrows the block it keeps in memory.
+    /// - Throws: whatever prevents creating it; the writer reports it as a failed write.
+    func makeScratchStorage() throws -> (any MovieScratchStorage)?
 }
 
 extension MovieByteSink {

@@ -209,10 +209,10 @@ public enum MovieRepair {
                     entries.append((s.size, t, s.compositionOffset, s.flags & 0x0001_0000 == 0))  // is_non_sync_sample clear
                     t += Int64(s.duration)
                 }
-                writer.adoptVideoRun(id, at: run.offset, samples: entries)
+                try writer.adoptVideoRun(id, at: run.offset, samples: entries)
                 endTimes[id] = t
             } else {
-                writer.adoptAudioRun(id, at: run.offset, frames: run.frames, startTime: start)
+                try writer.adoptAudioRun(id, at: run.offset, frames: run.frames, startTime: start)
             }
         }
         guard runs.contains(where: { !$0.samples.isEmpty || $0.frames > 0 }) else {

@@ -3,7 +3,9 @@
 ///
 /// The file starts `ftyp` (`qt  `), `wide`, `mdat`. Each track's samples collect into chunks of
 /// about ``Configuration/chunkDuration`` that are written to the sink as they fill, so memory
-/// holds at most one chunk per track plus the compact sample tables. ``finish(endTimes:)``
+/// holds at most one chunk per track plus one block of each sample table: entries that are
+/// final move to the sink's scratch storage (``MovieByteSink/makeScratchStorage()``), so
+/// memory does not grow with the length of the recording. ``finish(endTimes:)``
 /// writes the remaining chunks, sets the `mdat` size (widening its header to 64 bits over the
 /// `wide` atom past 4 GiB) and appends `moov` (with `meta` when ``Configuration/metadata`` has
 /// items), choosing `co64` and version-1 headers only when a value no longer fits 32 bits.
@@ -76,8 +78,12 @@ public final class MovieWriter {
     /// The offset of the `mdat` header's size field; `wide` sits just before it.
     static let mdatHeaderOffset: UInt64 = 28
 
+    /// The bytes each sample table keeps in memory before moving them to scratch storage.
+    static let defaultTableBlockSize = 1 << 16
+
     public let configuration: Configuration
     let sink: any MovieByteSink
+    private let spill: SampleTableSpill
     private var tracks: [TrackBuilder] = []
     private var state = State.configuring
     private var fileOffset: UInt64 = 0
@@ -88,13 +94,24 @@ public final class MovieWriter {
     private var fragmentStart: Int64?
     private var isFragmented: Bool { configuration.fragmentInterval != nil }
 
+    /// Whether sample bytes are left out of the file (a hole in a sparse file) while every
+    /// table, fragment header and the movie atom come out as if they were written: the
+    /// benchmarks' way of recording hours of media without writing gigabytes.
+    @_spi(Benchmarks) public var omitsMediaData = false
+
     /// With ``Configuration/coalescesMediaWrites``: media not yet handed to the sink.
     private let mediaBatch: MediaWriteBatch?
 
     /// Creates a writer that writes through `sink`.
-    public init(sink: any MovieByteSink, configuration: Configuration) {
+    public convenience init(sink: any MovieByteSink, configuration: Configuration) {
+        self.init(sink: sink, configuration: configuration, tableBlockSize: Self.defaultTableBlockSize)
+    }
+
+    /// Creates a writer whose sample tables keep `tableBlockSize` bytes each in memory.
+    init(sink: any MovieByteSink, configuration: Configuration, tableBlockSize: Int) {
         self.sink = sink
         self.configuration = configuration
+        spill = SampleTableSpill(sink: sink, blockSize: tableBlockSize)
         mediaBatch = configuration.coalescesMediaWrites ? MediaWriteBatch() : nil
     }
 
@@ -130,8 +147,19 @@ public final class MovieWriter {
             throw MovieWriterError(.invalidState, "adding a track: tracks must all be added before the first sample")
         }
         let id = UInt32(tracks.count + 1)
-        tracks.append(TrackBuilder(id: id, media: media, chunkDuration: configuration.chunkDuration))
+        tracks.append(TrackBuilder(id: id, media: media, chunkDuration: configuration.chunkDuration, spill: spill))
         return TrackID(rawValue: id)
+    }
+
+    /// Runs a step that adds to the sample tables: when a table cannot move a block to scratch
+    /// storage, the writer has failed like after a failed write.
+    private func updatingTables<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch {
+            state = .failed
+            throw error
+        }
     }
 
     private func track(_ id: TrackID, video: Bool) throws -> TrackBuilder {
@@ -151,7 +179,10 @@ public final class MovieWriter {
             header.write("wide" as FourCC)
             if isFragmented {
                 // An empty movie atom that declares fragments; fragments follow it.
-                header.write(contentsOf: try movieAtom(fragmentHeader: true).0)
+                // No samples yet, so no table has entries waiting elsewhere.
+                let moov = try movieAtom(fragmentHeader: true)
+                precondition(moov.atom.externalSpans.isEmpty, "the first movie atom has no table entries")
+                header.write(contentsOf: moov.atom.bytes)
             } else {
                 header.write(UInt32(0))  // mdat size: "to the end of the file" until finished
                 header.write("mdat" as FourCC)
@@ -240,9 +271,11 @@ public final class MovieWriter {
             try writeChunk(of: builder)
         }
         if builder.chunkSampleCount == 0 { builder.chunkStartTime = decodeTime }
-        appendBytes(&builder.chunk)
+        if omitsMediaData { builder.chunk.append(omitting: size) } else { appendBytes(&builder.chunk) }
         builder.chunkSampleCount += 1
-        builder.recordVideoSample(size: size, decodeTime: decodeTime, presentationTime: presentationTime, isSync: isSync)
+        try updatingTables {
+            try builder.recordVideoSample(size: size, decodeTime: decodeTime, presentationTime: presentationTime, isSync: isSync)
+        }
     }
 
     /// Appends a video sample from an array.
@@ -285,9 +318,15 @@ public final class MovieWriter {
         guard frames > 0 else { return }
         try begin()
         if builder.chunkSampleCount == 0 { builder.chunkStartTime = builder.decodeEnd }
-        if borrowing { builder.chunk.append(borrowing: data) } else { builder.chunk.append(copying: data) }
+        if omitsMediaData {
+            builder.chunk.append(omitting: data.count)
+        } else if borrowing {
+            builder.chunk.append(borrowing: data)
+        } else {
+            builder.chunk.append(copying: data)
+        }
         builder.chunkSampleCount += UInt32(frames)
-        builder.recordAudioFrames(frames, startTime: startTime)
+        try updatingTables { try builder.recordAudioFrames(frames, startTime: startTime) }
         if let interval = configuration.fragmentInterval {
             let limit = ticks(interval, timescale: builder.timescale)
             // Audio drives the fragments of an audio-only movie; with video it only forces one
@@ -309,7 +348,7 @@ public final class MovieWriter {
         let offset = fileOffset
         try storeMedia([(builder, builder.chunk.count)], at: offset, step: "writing media of track \(builder.id)")
         fileOffset += UInt64(builder.chunk.count)
-        builder.recordChunk(at: offset)
+        try updatingTables { try builder.recordChunk(at: offset) }
     }
 
     /// Writes `header`, then the first `count` pending bytes of each track, from `offset`: into
@@ -317,6 +356,10 @@ public final class MovieWriter {
     /// one gathered write.
     private func storeMedia(header: UnsafeRawBufferPointer = UnsafeRawBufferPointer(start: nil, count: 0),
                             _ parts: [(track: TrackBuilder, count: Int)], at offset: UInt64, step: String) throws {
+        if omitsMediaData {  // the pending media is only a byte count: a hole in the file
+            if !header.isEmpty { try store(header, at: offset, step: step) }
+            return
+        }
         if let batch = mediaBatch {
             if !batch.continues(at: offset) { try flushMedia() }
             let copied = header.count + parts.reduce(0) { $0 + $1.track.chunk.copiedCount(prefix: $1.count) }
@@ -389,6 +432,7 @@ public final class MovieWriter {
     init(repairing sink: any MovieByteSink, configuration: Configuration, mediaEnd: UInt64) {
         self.sink = sink
         self.configuration = configuration
+        spill = SampleTableSpill(sink: sink, blockSize: Self.defaultTableBlockSize)
         mediaBatch = nil
         state = .writing
         fileOffset = mediaEnd
@@ -397,26 +441,32 @@ public final class MovieWriter {
     /// Adds a track to a writer made by ``init(repairing:configuration:mediaEnd:)``.
     func adoptTrack(_ media: TrackBuilder.Media) -> TrackID {
         let id = UInt32(tracks.count + 1)
-        tracks.append(TrackBuilder(id: id, media: media, chunkDuration: configuration.chunkDuration))
+        tracks.append(TrackBuilder(id: id, media: media, chunkDuration: configuration.chunkDuration, spill: spill))
         return TrackID(rawValue: id)
     }
 
     /// Enters a run of video samples already in the file at `offset`, as one chunk.
+    /// - Throws: ``MovieWriterError`` when the tables cannot use scratch storage.
     func adoptVideoRun(_ track: TrackID, at offset: UInt64,
-                       samples: [(size: UInt32, decodeTime: Int64, compositionOffset: Int32, isSync: Bool)]) {
+                       samples: [(size: UInt32, decodeTime: Int64, compositionOffset: Int32, isSync: Bool)]) throws {
         let builder = tracks[Int(track.rawValue) - 1]
-        for s in samples {
-            builder.recordVideoSample(size: Int(s.size), decodeTime: s.decodeTime,
-                                      presentationTime: s.decodeTime + Int64(s.compositionOffset), isSync: s.isSync)
+        try updatingTables {
+            for s in samples {
+                try builder.recordVideoSample(size: Int(s.size), decodeTime: s.decodeTime,
+                                              presentationTime: s.decodeTime + Int64(s.compositionOffset), isSync: s.isSync)
+            }
+            try builder.addChunk(at: offset, sampleCount: UInt32(samples.count))
         }
-        builder.addChunk(at: offset, sampleCount: UInt32(samples.count))
     }
 
     /// Enters a run of PCM frames already in the file at `offset`, as one chunk.
-    func adoptAudioRun(_ track: TrackID, at offset: UInt64, frames: Int, startTime: Int64) {
+    /// - Throws: ``MovieWriterError`` when the tables cannot use scratch storage.
+    func adoptAudioRun(_ track: TrackID, at offset: UInt64, frames: Int, startTime: Int64) throws {
         let builder = tracks[Int(track.rawValue) - 1]
-        builder.recordAudioFrames(frames, startTime: startTime)
-        builder.addChunk(at: offset, sampleCount: UInt32(frames))
+        try updatingTables {
+            try builder.recordAudioFrames(frames, startTime: startTime)
+            try builder.addChunk(at: offset, sampleCount: UInt32(frames))
+        }
     }
 
     /// The track whose time decides when a fragment is due: the first video track, else the
@@ -538,9 +588,11 @@ public final class MovieWriter {
             }
         }
         fileOffset += UInt64(moofSize + mdatSize)
-        for (part, offset) in zip(parts, offsets) {
-            part.track.addChunk(at: fragmentStartOffset + UInt64(offset), sampleCount: UInt32(part.count))
-            part.track.consumePending(samples: part.count, bytes: part.bytes)
+        try updatingTables {
+            for (part, offset) in zip(parts, offsets) {
+                try part.track.addChunk(at: fragmentStartOffset + UInt64(offset), sampleCount: UInt32(part.count))
+                part.track.consumePending(samples: part.count, bytes: part.bytes)
+            }
         }
         if let driving = drivingTrack, driving.isVideo {
             fragmentStart = driving.fragmentSamples.first?.decodeTime
@@ -567,23 +619,31 @@ public final class MovieWriter {
     public func finish(endTimes: [TrackID: Int64] = [:]) throws -> Summary {
         try begin()
         if isFragmented {
-            for builder in tracks where builder.isVideo { builder.close(endTime: endTimes[TrackID(rawValue: builder.id)]) }
+            try updatingTables {
+                for builder in tracks where builder.isVideo { try builder.close(endTime: endTimes[TrackID(rawValue: builder.id)]) }
+            }
             try writeFragment(nextDecodeTimes: [:], final: true)
-            for builder in tracks where !builder.isVideo { builder.close(endTime: endTimes[TrackID(rawValue: builder.id)]) }
+            try updatingTables {
+                for builder in tracks where !builder.isVideo { try builder.close(endTime: endTimes[TrackID(rawValue: builder.id)]) }
+            }
         } else {
             let pending = tracks.filter { $0.chunkSampleCount > 0 }.sorted {
                 rescale($0.chunkStartTime, from: $0.timescale, to: 1_000_000) < rescale($1.chunkStartTime, from: $1.timescale, to: 1_000_000)
             }
             for builder in pending { try writeChunk(of: builder) }
-            for builder in tracks { builder.close(endTime: endTimes[TrackID(rawValue: builder.id)]) }
+            try updatingTables {
+                for builder in tracks { try builder.close(endTime: endTimes[TrackID(rawValue: builder.id)]) }
+            }
         }
 
         // The movie atom goes down before the header that hides the fragments: if the disk fills
         // while writing it, the file is still a fragmented movie that repair can finish.
         let mediaEnd = fileOffset
-        let (moov, duration) = try movieAtom()
-        try store(moov, at: mediaEnd, step: "writing the movie atom")
-        fileOffset += UInt64(moov.count)
+        let moov = try movieAtom()
+        try updatingTables { try storeMovieAtom(moov, at: mediaEnd) }
+        spill.close()
+        let duration = moov.duration
+        fileOffset += UInt64(moov.atom.count)
         let mdatSize = mediaEnd - Self.mdatHeaderOffset
         if mdatSize <= UInt64(UInt32.max) && !isFragmented {
             var size = ByteWriter(capacity: 4)
@@ -602,22 +662,56 @@ public final class MovieWriter {
         var counts: [TrackID: UInt64] = [:]
         for t in tracks { counts[TrackID(rawValue: t.id)] = t.sampleCount }
         return Summary(duration: duration, movieTimescale: configuration.movieTimescale, fileSize: fileOffset,
-                       sampleCounts: counts, usesLargeOffsets: tracks.contains { ($0.chunkOffsets.last ?? 0) > UInt64(UInt32.max) })
+                       sampleCounts: counts, usesLargeOffsets: tracks.contains { $0.chunkOffsets.needsLargeOffsets })
+    }
+
+    /// A movie atom whose sample-table entries are copied in when it is stored.
+    private struct MovieAtom {
+        /// The atom, with an external span for each table's entries.
+        var atom: ByteWriter
+        /// What fills each external span, by its source number.
+        var tables: [(MovieAtomOutput) throws -> Void]
+        /// The movie's duration in movie ticks.
+        var duration: UInt64
+    }
+
+    /// Writes the movie atom at `offset`: its own bytes and the tables' entries (from memory
+    /// and scratch storage) gathered into writes of up to 256 KiB, never the whole atom at once.
+    private func storeMovieAtom(_ moov: MovieAtom, at offset: UInt64) throws {
+        let output = MovieAtomOutput(capacity: max(spill.blockSize, 16, min(moov.atom.count, 1 << 18)), at: offset) { bytes, position in
+            try self.store(bytes, at: position, step: "writing the movie atom")
+        }
+        var index = 0
+        try moov.atom.bytes.withUnsafeBytes { bytes in
+            for span in moov.atom.externalSpans {
+                try output.append(UnsafeRawBufferPointer(rebasing: bytes[index..<span.insertionIndex]))
+                index = span.insertionIndex
+                let before = output.count
+                try moov.tables[span.source](output)
+                guard output.count - before == span.count else {
+                    throw MovieWriterError(.invalidState,
+                        "writing the movie atom: a sample table gave \(output.count - before) bytes where \(span.count) were reserved")
+                }
+            }
+            try output.append(UnsafeRawBufferPointer(rebasing: bytes[index...]))
+        }
+        try output.flush()
     }
 
     /// Builds `moov` from the tracks' tables; for the header of a fragmented file, with `mvex`.
-    private func movieAtom(fragmentHeader: Bool = false) throws -> ([UInt8], UInt64) {
+    private func movieAtom(fragmentHeader: Bool = false) throws -> MovieAtom {
         let movieTimescale = configuration.movieTimescale
         let time = configuration.creationTime
         let edits = tracks.map { $0.edits(movieTimescale: movieTimescale) }
         let trackDurations = edits.map { $0.reduce(UInt64(0)) { $0 + $1.segmentDuration } }
         let movieDuration = trackDurations.max() ?? 0
-        var w = ByteWriter(capacity: 4096 + tracks.reduce(0) { $0 + $1.sizes.count * 4 + $1.chunkOffsets.count * 8 })
+        var w = ByteWriter(capacity: 4096)
+        var tables: [(MovieAtomOutput) throws -> Void] = []
         try w.writeAtom("moov") { w in
             try MovieHeaderAtom(creationTime: time, modificationTime: time, timescale: movieTimescale,
                                 duration: movieDuration, nextTrackID: UInt32(tracks.count + 1)).write(to: &w)
             for (index, track) in tracks.enumerated() {
-                try writeTrack(track, edits: edits[index], duration: trackDurations[index], to: &w)
+                try writeTrack(track, edits: edits[index], duration: trackDurations[index], to: &w, tables: &tables)
             }
             if fragmentHeader {
                 try w.writeAtom("mvex") { w in
@@ -628,11 +722,11 @@ public final class MovieWriter {
                 try MetadataAtom(items: configuration.metadata).write(to: &w)
             }
         }
-        return (w.bytes, movieDuration)
+        return MovieAtom(atom: w, tables: tables, duration: movieDuration)
     }
 
     private func writeTrack(_ track: TrackBuilder, edits: [EditListAtom.Entry], duration: UInt64,
-                            to w: inout ByteWriter) throws {
+                            to w: inout ByteWriter, tables: inout [(MovieAtomOutput) throws -> Void]) throws {
         let time = configuration.creationTime
         try w.writeAtom("trak") { w in
             switch track.media {
@@ -661,36 +755,73 @@ public final class MovieWriter {
                     }
                     try HandlerAtom(componentType: "dhlr", componentSubtype: "url ", name: "Core Media Data Handler").write(to: &w)
                     try w.writeAtom("dinf") { try DataReferenceAtom().write(to: &$0) }
-                    try writeSampleTable(track, to: &w)
+                    try writeSampleTable(track, to: &w, tables: &tables)
                 }
             }
         }
     }
 
-    private func writeSampleTable(_ track: TrackBuilder, to w: inout ByteWriter) throws {
+    /// Writes `stbl`. Each table atom's header goes into `w` (the layouts of
+    /// ``TimeToSampleAtom``, ``SyncSampleAtom``, ``CompositionOffsetAtom``,
+    /// ``SampleToChunkAtom``, ``SampleSizeAtom`` and ``ChunkOffsetAtom``/``ChunkOffset64Atom``);
+    /// its entries, already encoded, are an external span that `tables` fills.
+    private func writeSampleTable(_ track: TrackBuilder, to w: inout ByteWriter,
+                                  tables: inout [(MovieAtomOutput) throws -> Void]) throws {
         guard track.sampleCount <= UInt64(UInt32.max) else {
             throw MovieWriterError(.invalidState,
                 "writing the sample table of track \(track.id): \(track.sampleCount) samples exceed the 32-bit count of 'stsz'; split the recording")
         }
+        let spill = self.spill
+        /// Writes a table atom: version 0, no flags, `header` (the entry count, and for `stsz`
+        /// the constant size before it), then `byteCount` bytes of entries from `entries`.
+        func writeTable(_ type: FourCC, header: [UInt32], byteCount: Int, to w: inout ByteWriter,
+                        entries: @escaping (MovieAtomOutput) throws -> Void) throws {
+            try w.writeAtom(type) { w in
+                w.writeVersionAndFlags(version: 0, flags: 0)
+                for value in header { w.write(value) }
+                w.reserveExternal(byteCount, source: tables.count)
+                if byteCount > 0 { tables.append(entries) }
+            }
+        }
         try w.writeAtom("stbl") { w in
             try SampleDescriptionAtom(entries: [track.sampleEntry]).write(to: &w)
-            try TimeToSampleAtom(entries: track.durations.runs.map { ($0.count, $0.value) }).write(to: &w)
-            if track.isVideo, track.syncSamples.count < track.sampleCount {
-                try SyncSampleAtom(sampleNumbers: track.syncSamples).write(to: &w)
+            let durations = track.durations
+            try writeTable("stts", header: [UInt32(durations.entryCount)], byteCount: durations.byteCount, to: &w) {
+                try durations.write(to: $0, spill: spill)
+            }
+            if track.isVideo, UInt64(track.syncSamples.count) < track.sampleCount {
+                let syncSamples = track.syncSamples
+                try writeTable("stss", header: [UInt32(syncSamples.count)], byteCount: syncSamples.byteCount, to: &w) {
+                    try syncSamples.write(to: $0, spill: spill)
+                }
             }
             if track.hasCompositionOffsets {
-                try CompositionOffsetAtom(entries: track.compositionOffsets.runs.map { ($0.count, $0.value) }).write(to: &w)
+                let offsets = track.compositionOffsets
+                try writeTable("ctts", header: [UInt32(offsets.entryCount)], byteCount: offsets.byteCount, to: &w) {
+                    try offsets.write(to: $0, spill: spill)
+                }
             }
-            try SampleToChunkAtom(entries: track.samplesPerChunk).write(to: &w)
+            let samplesPerChunk = track.samplesPerChunk
+            try writeTable("stsc", header: [UInt32(samplesPerChunk.entryCount)], byteCount: samplesPerChunk.byteCount, to: &w) {
+                try samplesPerChunk.write(to: $0, spill: spill)
+            }
             if track.isVideo {
-                try SampleSizeAtom(sizes: track.sizes).write(to: &w)
+                let sizes = track.sizes
+                try writeTable("stsz", header: [0, UInt32(sizes.count)], byteCount: sizes.byteCount, to: &w) {
+                    try sizes.write(to: $0, spill: spill)
+                }
             } else {
                 try SampleSizeAtom(constantSize: UInt32(track.bytesPerFrame), sampleCount: UInt32(track.sampleCount)).write(to: &w)
             }
-            if (track.chunkOffsets.last ?? 0) > UInt64(UInt32.max) {
-                try ChunkOffset64Atom(offsets: track.chunkOffsets).write(to: &w)
+            let chunkOffsets = track.chunkOffsets
+            if chunkOffsets.needsLargeOffsets {
+                try writeTable("co64", header: [UInt32(chunkOffsets.count)], byteCount: chunkOffsets.offsets64.byteCount, to: &w) {
+                    try chunkOffsets.offsets64.write(to: $0, spill: spill)
+                }
             } else {
-                try ChunkOffsetAtom(offsets: track.chunkOffsets.map { UInt32($0) }).write(to: &w)
+                try writeTable("stco", header: [UInt32(chunkOffsets.count)], byteCount: chunkOffsets.offsets32.byteCount, to: &w) {
+                    try chunkOffsets.offsets32.write(to: $0, spill: spill)
+                }
             }
         }
     }

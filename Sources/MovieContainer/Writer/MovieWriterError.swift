@@ -1,8 +1,8 @@
 /// An error from ``MovieWriter``: a call in the wrong state, bad timestamps or sample data, or
 /// a failed write to the sink.
 ///
-/// The message names the track (or the file) and the step; ``underlying`` carries the sink's
-/// own error, such as a full disk.
+/// The message names the track (or the file, or the sample table) and the step;
+/// ``underlying`` carries the sink's or the scratch storage's own error, such as a full disk.
 public struct MovieWriterError: Error, Sendable, CustomStringConvertible {
     public enum Code: Hashable, Sendable {
         /// The call does not fit the writer's state, such as adding a track after samples.
@@ -15,7 +15,8 @@ public struct MovieWriterError: Error, Sendable, CustomStringConvertible {
         case invalidSample
         /// A track format cannot be described in a movie.
         case invalidFormat
-        /// The sink failed to store bytes.
+        /// The sink failed to store bytes, or the scratch storage that holds the sample tables
+        /// of a long recording failed to store or return them.
         case writeFailed
     }
 

@@ -4,16 +4,19 @@
 /// Samples appended by copy go into one owned buffer. Samples appended without copying (by a
 /// muxer whose input stays mapped until the movie is finished) are kept as the caller's
 /// memory, so the bytes go from the input to the file system in one gathered write
-/// (`pwritev`) and are never copied in user space.
+/// (`pwritev`) and are never copied in user space. Omitted samples (``MovieWriter/omitsMediaData``)
+/// are only counted; the writer writes nothing for them.
 struct PendingMedia {
     private enum Piece {
         case owned(Range<Int>)
         case borrowed(UnsafeRawBufferPointer)
+        case omitted(Int)
 
         var count: Int {
             switch self {
             case .owned(let range): range.count
             case .borrowed(let buffer): buffer.count
+            case .omitted(let count): count
             }
         }
     }
@@ -69,7 +72,19 @@ struct PendingMedia {
         return copied
     }
 
-    /// Calls `body` with each buffer that holds the first `prefix` pending bytes, in order, and
+    /// Counts `count` bytes that are never written.
+    mutating func append(omitting count: Int) {
+        guard count > 0 else { return }
+        if case .omitted(let last) = pieces.last {
+            pieces[pieces.count - 1] = .omitted(last + count)
+        } else {
+            pieces.append(.omitted(count))
+        }
+        self.count += count
+    }
+
+    /// Calls `body` with each buffer that holds the first `prefix` pending bytes, in order
+    /// (omitted bytes have none), and
     /// whether it is borrowed (stays valid until the writer finishes) or copied (valid only
     /// during the call).
     func forEachBuffer(prefix: Int, _ body: (UnsafeRawBufferPointer, _ isBorrowed: Bool) throws -> Void) rethrows {
@@ -83,13 +98,16 @@ struct PendingMedia {
                     try body(UnsafeRawBufferPointer(rebasing: ownedBytes[range.lowerBound..<range.lowerBound + take]), false)
                 case .borrowed(let buffer):
                     try body(UnsafeRawBufferPointer(rebasing: buffer[..<take]), true)
+                case .omitted:
+                    break
                 }
                 left -= take
             }
         }
     }
 
-    /// Calls `body` with the buffers that hold the first `prefix` pending bytes, in order.
+    /// Calls `body` with the buffers that hold the first `prefix` pending bytes, in order
+    /// (omitted bytes have none).
     mutating func withBuffers<Result>(prefix: Int,
                                       _ body: ([UnsafeRawBufferPointer]) throws -> Result) rethrows -> Result {
         precondition(prefix <= count)
@@ -108,6 +126,8 @@ struct PendingMedia {
                     gathered.append(UnsafeRawBufferPointer(rebasing: ownedBytes[range.lowerBound..<range.lowerBound + take]))
                 case .borrowed(let buffer):
                     gathered.append(UnsafeRawBufferPointer(rebasing: buffer[..<take]))
+                case .omitted:
+                    break
                 }
                 left -= take
             }
@@ -134,6 +154,7 @@ struct PendingMedia {
             switch piece {
             case .owned(let range): pieces[dropped] = .owned(range.lowerBound + left..<range.upperBound)
             case .borrowed(let buffer): pieces[dropped] = .borrowed(UnsafeRawBufferPointer(rebasing: buffer[left...]))
+            case .omitted(let count): pieces[dropped] = .omitted(count - left)
             }
             left = 0
         }

@@ -1,28 +1,8 @@
-/// Runs of equal values: the shape of `stts`, `ctts` and `stsc`, kept compact while a long
-/// recording grows.
-struct RunLengthTable<Value: Equatable> {
-    var runs: [(count: UInt32, value: Value)] = []
-
-    mutating func append(_ value: Value, count: UInt64 = 1) {
-        var left = count
-        while left > 0 {
-            if let last = runs.last, last.value == value, last.count < UInt32.max {
-                let take = min(left, UInt64(UInt32.max - last.count))
-                runs[runs.count - 1].count += UInt32(take)
-                left -= take
-            } else {
-                let take = min(left, UInt64(UInt32.max))
-                runs.append((UInt32(take), value))
-                left -= take
-            }
-        }
-    }
-}
-
 /// One track's growing sample tables and its pending chunk.
 ///
-/// Memory grows by four bytes per video sample (its size) plus one entry per run of equal
-/// durations or offsets and eight bytes per chunk; PCM audio adds only per-chunk entries.
+/// The tables hold their entries encoded as the movie atom stores them. Each keeps at most one
+/// block in memory and moves full blocks to the writer's ``SampleTableSpill``, so memory does
+/// not grow with the recording's length; finishing the movie copies the blocks back.
 final class TrackBuilder {
     enum Media {
         case video(VideoTrackFormat)
@@ -33,16 +13,19 @@ final class TrackBuilder {
     let media: Media
     let timescale: UInt32
     let chunkTicks: Int64
+    let spill: SampleTableSpill
 
     // Sample tables.
     var sampleCount: UInt64 = 0
-    var sizes: [UInt32] = []
-    var durations = RunLengthTable<UInt32>()
-    var compositionOffsets = RunLengthTable<Int32>()
+    /// `stsz`, for video; PCM frames all have the track's frame size.
+    var sizes: SpilledTable
+    var durations: RunLengthTable
+    /// `ctts`, as bit patterns of the signed offsets.
+    var compositionOffsets: RunLengthTable
     var hasCompositionOffsets = false
-    var syncSamples: [UInt32] = []
-    var chunkOffsets: [UInt64] = []
-    var samplesPerChunk: [SampleToChunkAtom.Entry] = []
+    var syncSamples: SpilledTable
+    var chunkOffsets: ChunkOffsetTable
+    var samplesPerChunk: SampleToChunkTable
 
     // Timing, in the track's time scale, on the movie's timeline (0 = movie start).
     var firstDecodeTime: Int64?
@@ -51,7 +34,7 @@ final class TrackBuilder {
     var minPresentationTime: Int64 = .max
     var finalDuration: UInt32?
 
-    // The chunk being collected.
+    // The chunk being collected (only its size when the writer omits media data).
     var chunk = PendingMedia()
     var chunkSampleCount: UInt32 = 0
     var chunkStartTime: Int64 = 0
@@ -66,9 +49,16 @@ final class TrackBuilder {
         var isSync: Bool
     }
 
-    init(id: UInt32, media: Media, chunkDuration: Duration) {
+    init(id: UInt32, media: Media, chunkDuration: Duration, spill: SampleTableSpill) {
         self.id = id
         self.media = media
+        self.spill = spill
+        sizes = SpilledTable("track \(id) sample sizes ('stsz')", entrySize: 4)
+        durations = RunLengthTable("track \(id) sample durations ('stts')")
+        compositionOffsets = RunLengthTable("track \(id) composition offsets ('ctts')")
+        syncSamples = SpilledTable("track \(id) sync samples ('stss')", entrySize: 4)
+        chunkOffsets = ChunkOffsetTable(track: id)
+        samplesPerChunk = SampleToChunkTable("track \(id) samples per chunk ('stsc')")
         switch media {
         case .video(let format): timescale = format.timescale
         case .audio(let format): timescale = format.pcm.sampleRate
@@ -104,39 +94,40 @@ final class TrackBuilder {
     }
 
     /// Records a video sample's table entries. The caller has validated the timestamps.
-    func recordVideoSample(size: Int, decodeTime: Int64, presentationTime: Int64, isSync: Bool) {
+    /// - Throws: ``MovieWriterError`` when a table cannot move a full block to scratch storage.
+    func recordVideoSample(size: Int, decodeTime: Int64, presentationTime: Int64, isSync: Bool) throws {
         if firstDecodeTime == nil {
             firstDecodeTime = decodeTime
         } else {
             let delta = UInt32(decodeTime - lastDecodeTime)
-            durations.append(delta)
+            try durations.append(delta, spill: spill)
             lastDelta = delta
         }
         lastDecodeTime = decodeTime
         let offset = Int32(presentationTime - decodeTime)
-        compositionOffsets.append(offset)
+        try compositionOffsets.append(UInt32(bitPattern: offset), spill: spill)
         if offset != 0 { hasCompositionOffsets = true }
         sampleCount += 1
-        if isSync { syncSamples.append(UInt32(sampleCount)) }
-        sizes.append(UInt32(size))
+        if isSync { try syncSamples.append(UInt32(truncatingIfNeeded: sampleCount), spill: spill) }
+        try sizes.append(UInt32(size), spill: spill)
         minPresentationTime = min(minPresentationTime, presentationTime)
     }
 
     /// Records `frames` PCM frames.
-    func recordAudioFrames(_ frames: Int, startTime: Int64) {
+    func recordAudioFrames(_ frames: Int, startTime: Int64) throws {
         if firstDecodeTime == nil {
             firstDecodeTime = startTime
             minPresentationTime = startTime
         }
-        durations.append(1, count: UInt64(frames))
+        try durations.append(1, count: UInt64(frames), spill: spill)
         sampleCount += UInt64(frames)
     }
 
     /// Ends the track: fixes the last video sample's duration, or cuts audio that runs past
     /// `endTime` (the frames stay in the file, unreferenced).
-    func close(endTime: Int64?) {
+    func close(endTime: Int64?) throws {
         if !isVideo {
-            if let endTime, let first = firstDecodeTime { truncateAudio(toFrames: UInt64(max(0, endTime - first))) }
+            if let endTime, let first = firstDecodeTime { try truncateAudio(toFrames: UInt64(max(0, endTime - first))) }
             return
         }
         guard firstDecodeTime != nil, finalDuration == nil else { return }
@@ -145,50 +136,55 @@ final class TrackBuilder {
             last = UInt32(endTime - lastDecodeTime)
         }
         finalDuration = last
-        durations.append(last)
+        try durations.append(last, spill: spill)
     }
 
     /// Keeps only the first `frames` PCM frames in the tables. Call after the last chunk is
     /// written.
-    func truncateAudio(toFrames frames: UInt64) {
+    ///
+    /// Works back from the last chunk, dropping whole chunks and shortening the one the cut
+    /// falls in, so only the few chunks past the cut are touched; the `stsc` runs stay maximal,
+    /// as ``addChunk(at:sampleCount:)`` makes them.
+    func truncateAudio(toFrames frames: UInt64) throws {
         guard sampleCount > frames, chunkSampleCount == 0 else { return }
-        // Samples per chunk, expanded from the runs (chunks are few: two a second).
-        var perChunk: [UInt32] = []
-        perChunk.reserveCapacity(chunkOffsets.count)
-        for (i, entry) in samplesPerChunk.enumerated() {
-            let next = i + 1 < samplesPerChunk.count ? Int(samplesPerChunk[i + 1].firstChunk) : chunkOffsets.count + 1
-            perChunk.append(contentsOf: repeatElement(entry.samplesPerChunk, count: next - Int(entry.firstChunk)))
+        var excess = sampleCount - frames
+        while excess > 0, let run = samplesPerChunk.open {
+            let lastChunk = UInt32(chunkOffsets.count)
+            let inChunk = UInt64(run.samplesPerChunk)
+            if excess >= inChunk {
+                try chunkOffsets.removeLast(spill: spill)
+                excess -= inChunk
+                if run.firstChunk == lastChunk { try samplesPerChunk.reopenPreviousRun(spill: spill) }
+            } else {
+                let kept = UInt32(inChunk - excess)
+                excess = 0
+                if run.firstChunk < lastChunk {
+                    // The run now ends a chunk earlier; the last chunk starts a run of its own.
+                    try samplesPerChunk.closeOpenRun(spill: spill)
+                    samplesPerChunk.open = .init(firstChunk: lastChunk, samplesPerChunk: kept)
+                } else if let previous = try samplesPerChunk.previousRun(spill: spill), previous.samplesPerChunk == kept {
+                    try samplesPerChunk.reopenPreviousRun(spill: spill)
+                } else {
+                    samplesPerChunk.open!.samplesPerChunk = kept
+                }
+            }
         }
-        var kept: [UInt32] = []
-        var remaining = frames
-        for count in perChunk where remaining > 0 {
-            let take = UInt32(min(UInt64(count), remaining))
-            kept.append(take)
-            remaining -= UInt64(take)
-        }
-        chunkOffsets.removeLast(chunkOffsets.count - kept.count)
-        samplesPerChunk = []
-        for (i, count) in kept.enumerated() where samplesPerChunk.last?.samplesPerChunk != count {
-            samplesPerChunk.append(.init(firstChunk: UInt32(i + 1), samplesPerChunk: count))
-        }
-        durations = RunLengthTable()
-        durations.append(1, count: frames)
+        durations = RunLengthTable(durations.closed.name)
+        try durations.append(1, count: frames, spill: spill)
         sampleCount = frames
     }
 
     /// Records a chunk written at `offset` holding the pending samples.
-    func recordChunk(at offset: UInt64) {
-        addChunk(at: offset, sampleCount: chunkSampleCount)
+    func recordChunk(at offset: UInt64) throws {
+        try addChunk(at: offset, sampleCount: chunkSampleCount)
         chunk.removeAll()
         chunkSampleCount = 0
     }
 
     /// Records a chunk of `sampleCount` samples at `offset` in the tables only.
-    func addChunk(at offset: UInt64, sampleCount: UInt32) {
-        chunkOffsets.append(offset)
-        if samplesPerChunk.last?.samplesPerChunk != sampleCount {
-            samplesPerChunk.append(.init(firstChunk: UInt32(chunkOffsets.count), samplesPerChunk: sampleCount))
-        }
+    func addChunk(at offset: UInt64, sampleCount: UInt32) throws {
+        try chunkOffsets.append(offset, spill: spill)
+        try samplesPerChunk.addChunk(UInt32(truncatingIfNeeded: chunkOffsets.count), sampleCount: sampleCount, spill: spill)
     }
 
     /// Removes the first `count` pending samples (and their bytes) once they are written.

@@ -24,6 +24,9 @@ final class H264Encoder: @unchecked Sendable {
     let format: VideoFormat
     /// The option string x264 writes into its SEI, for logs and comparisons.
     private(set) var optionSummary = ""
+    /// x264's version-and-options SEI (length-prefixed), put in front of the first access unit
+    /// as ffmpeg does, so any reader can tell how the stream was encoded.
+    private var leadingSEI: [UInt8]?
 
     /// Opens an encoder for frames of `format` stamped in ticks of `timescale`.
     /// - Throws: ``EncoderError`` naming the setting libx264 refused.
@@ -96,7 +99,10 @@ final class H264Encoder: @unchecked Sendable {
             // With b_annexb = 0 each payload starts with its 4-byte length.
             let payload = UnsafeBufferPointer(start: nal.p_payload + 4, count: Int(nal.i_payload) - 4)
             if nal.i_type == 7 || nal.i_type == 8 { parameterSets.append(Array(payload)) }
-            if nal.i_type == 6 { optionSummary = Self.optionString(in: Array(payload)) }
+            if nal.i_type == 6 {
+                optionSummary = Self.optionString(in: Array(payload))
+                leadingSEI = Array(UnsafeBufferPointer(start: nal.p_payload, count: Int(nal.i_payload)))
+            }
         }
         do {
             configuration = try AVCDecoderConfiguration(parameterSets: parameterSets)
@@ -157,7 +163,9 @@ final class H264Encoder: @unchecked Sendable {
         guard size >= 0 else { throw EncoderError(message: "H.264 encoder: libx264 failed to encode a frame (\(size))") }
         guard size > 0, let nals else { return nil }
         // The payloads of one call's NAL units are contiguous in memory.
-        let data = Array(UnsafeBufferPointer(start: nals[0].p_payload, count: Int(size)))
+        var data = leadingSEI ?? []
+        leadingSEI = nil
+        data.append(contentsOf: UnsafeBufferPointer(start: nals[0].p_payload, count: Int(size)))
         return EncodedVideoSample(data: data, presentationTime: output.i_pts, decodeTime: output.i_dts,
                                   isKeyframe: output.b_keyframe != 0)
     }

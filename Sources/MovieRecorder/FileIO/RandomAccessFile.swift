@@ -65,7 +65,7 @@ public struct FileError: Error, Hashable, Sendable, CustomStringConvertible {
 /// The descriptor is closed by ``close()``; `deinit` closes one that was left open, so a
 /// thrown error never leaks it. The corresponding C functions are `open`, `pread`, `pwrite`,
 /// `fdatasync`, `fstat` and `close`; calls interrupted by a signal are retried.
-public final class RandomAccessFile: MovieByteSink, MovieByteSource, @unchecked Sendable {
+public final class RandomAccessFile: MovieByteSink, MovieByteSource, MovieScratchStorage, @unchecked Sendable {
     // @unchecked: the descriptor is only changed by `close()`; concurrent reads and writes
     // at distinct offsets are what `pread`/`pwrite` are for.
     private var descriptor: Int32
@@ -108,8 +108,45 @@ public final class RandomAccessFile: MovieByteSink, MovieByteSource, @unchecked 
         descriptor = fd
     }
 
+    private init(descriptor: Int32, path: String) {
+        self.descriptor = descriptor
+        self.path = path
+    }
+
     deinit {
         if descriptor >= 0 { Glibc.close(descriptor) }
+    }
+
+    /// Creates an unnamed scratch file in the directory of `path`, on the same file system as
+    /// the file it serves: it is unlinked as soon as it is created, so it never shows up in the
+    /// directory and its space is freed when it is closed or the process ends, even by a crash.
+    /// The corresponding C functions are `mkstemp` and `unlink`.
+    /// - Throws: ``FileError`` naming the directory and the step.
+    public static func scratchFile(beside path: String) throws -> RandomAccessFile {
+        let directory = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
+        var template = Array(((directory.isEmpty ? "" : directory) + "/.movrec-scratch-XXXXXX").utf8CString)
+        var fd: Int32
+        repeat {
+            fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        } while fd < 0 && errno == EINTR
+        let name = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        guard fd >= 0 else { throw FileError(path: name, step: "creating a scratch file", errno: errno) }
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)  // as O_CLOEXEC does for the other files (mkostemp is a GNU extension Swift does not see)
+        guard unlink(name) == 0 else {
+            let error = FileError(path: name, step: "unlinking a new scratch file", errno: errno)
+            Glibc.close(fd)
+            _ = unlink(name)
+            throw error
+        }
+        return RandomAccessFile(descriptor: fd, path: "scratch file in \(directory.isEmpty ? "/" : directory)")
+    }
+
+    /// A scratch file beside this one (``scratchFile(beside:)``), for the sample tables a
+    /// ``MovieWriter`` sets aside during a long recording; `nil` when none can be created there
+    /// (a directory the process may not write to), so the writer keeps the tables in memory
+    /// rather than failing a recording that could go on.
+    public func makeScratchStorage() throws -> (any MovieScratchStorage)? {
+        try? RandomAccessFile.scratchFile(beside: path)
     }
 
     /// Closes the file. Later calls throw.
@@ -124,6 +161,9 @@ public final class RandomAccessFile: MovieByteSink, MovieByteSource, @unchecked 
         guard descriptor >= 0 else { throw FileError(path: path, step: step, errno: EBADF) }
         return descriptor
     }
+
+    /// The open descriptor, for mapping.
+    func rawDescriptor() throws -> Int32 { try checkedDescriptor("mapping") }
 
     /// The file's size in bytes.
     public var size: UInt64 {

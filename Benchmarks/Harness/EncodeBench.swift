@@ -1,0 +1,130 @@
+/// a. The encode pipeline: Y4M → x264 → file, the library (public API and `movrec record`)
+/// against ffmpeg, GStreamer and the bare x264 CLI, with identical x264 parameters.
+extension Harness {
+    struct EncodeCell {
+        var width: Int
+        var height: Int
+        var preset: String
+        var zeroLatency: Bool
+        var grain: Bool
+        var frames: Int
+
+        var name: String {
+            "\(height)p \(preset)\(zeroLatency ? " zerolatency" : "") \(grain ? "grain" : "clean")"
+        }
+    }
+
+    /// Frames per cell: about a second of the x264 CLI's time on two cores (grain costs x264
+    /// about three times as much as the clean source).
+    static func encodeCells(quick: Bool) -> [EncodeCell] {
+        let frames: [String: (Int, Int)] = ["ultrafast": (240, 110), "veryfast": (120, 50), "medium": (40, 18)]
+        var cells: [EncodeCell] = []
+        for (width, height) in quick ? [(1280, 720)] : [(1280, 720), (1920, 1080)] {
+            for preset in quick ? ["ultrafast", "veryfast"] : ["ultrafast", "veryfast", "medium"] {
+                for zeroLatency in [true, false] {
+                    for grain in quick ? [false] : [false, true] {
+                        let clean = height == 720 ? frames[preset]!.0 : frames[preset]!.1
+                        let count = grain ? max(10, clean / 3) : clean
+                        cells.append(EncodeCell(width: width, height: height, preset: preset, zeroLatency: zeroLatency,
+                                                grain: grain, frames: count))
+                    }
+                }
+            }
+        }
+        return cells
+    }
+
+    /// Generates (once per run of the harness) the Y4M input of a cell: testsrc2, with moving
+    /// film grain for the grainy source.
+    func encodeInput(_ cell: EncodeCell) throws -> String {
+        let path = "\(work)/testsrc2-\(cell.width)x\(cell.height)-\(cell.grain ? "grain" : "clean")-\(cell.frames).y4m"
+        if !exists(path) {
+            let filter = cell.grain ? "-vf noise=alls=8:allf=t" : ""
+            try shell("ffmpeg -y -loglevel error -f lavfi -i testsrc2=size=\(cell.width)x\(cell.height):rate=30 \(filter) "
+                      + "-frames:v \(cell.frames) -pix_fmt yuv420p -f yuv4mpegpipe \(path).part && mv \(path).part \(path)", scratch: scratch)
+        }
+        return path
+    }
+
+    mutating func encodeBenchmark() throws {
+        print("\na. Encode pipeline (Y4M → x264 → file), medians of \(runs) alternated runs; speed = x264's wall ÷ this wall")
+        var cellsJSON: [JSON] = []
+        var worstX264 = (ratio: Double.infinity, cell: ""), worstFFmpeg = (ratio: Double.infinity, cell: "")
+        var worstRSS = (excess: -Double.infinity, cell: "")
+        var mismatches: [String] = []
+        print("  " + pad("cell", 34) + pad("contender", 11) + padLeft("wall s", 8) + padLeft("cpu s", 8)
+              + padLeft("RSS MiB", 9) + padLeft("vs x264", 9) + padLeft("vs ffmpeg", 10))
+        for cell in Self.encodeCells(quick: quick) {
+            let input = try encodeInput(cell)
+            let tune = cell.zeroLatency ? ["--tune", "zerolatency"] : []
+            let out = "\(work)/encode"
+            let contenders: [(name: String, command: [String])] = [
+                ("api", [worker, "encode", "--input", input, "--output", out + "-api.mov", "--preset", cell.preset,
+                         "--crf", "23", "--keyint", "250"] + tune),
+                ("movrec", [movrec, "record", out + "-movrec.mov", "--video", input, "--audio", "none", "--preset", cell.preset,
+                            "--crf", "23", "--keyint", "250", "--quiet", "--overwrite"] + tune),
+                ("ffmpeg", ["ffmpeg", "-y", "-loglevel", "error", "-i", input, "-c:v", "libx264", "-preset", cell.preset,
+                            "-crf", "23"] + (cell.zeroLatency ? ["-tune", "zerolatency"] : []) + [out + "-ffmpeg.mov"]),
+                ("gstreamer", ["gst-launch-1.0", "-q", "filesrc", "location=\(input)", "!", "y4mdec", "!", "x264enc",
+                               "speed-preset=\(cell.preset)", "pass=qual", "quantizer=23", "key-int-max=250",
+                               "vbv-buf-capacity=0", "aud=false"] + (cell.zeroLatency ? ["tune=zerolatency"] : [])
+                               + ["!", "qtmux", "!", "filesink", "location=\(out)-gstreamer.mov"]),
+                ("x264", ["x264", "--quiet", "--no-progress", "--preset", cell.preset, "--crf", "23"] + tune
+                         + ["-o", out + "-x264.264", input]),
+            ]
+            let outputs = ["api": out + "-api.mov", "movrec": out + "-movrec.mov", "ffmpeg": out + "-ffmpeg.mov",
+                           "gstreamer": out + "-gstreamer.mov", "x264": out + "-x264.264"]
+            // The option strings, from the warm-up round's files.
+            var optionStrings: [String: String] = [:]
+            let measured = try alternate(contenders) { name in
+                if optionStrings[name] == nil { optionStrings[name] = x264Options(inFile: outputs[name]!) ?? "(no x264 SEI)" }
+                remove(outputs[name]!)
+            }
+            let reference = optionStrings["x264"]!
+            let differing = optionStrings.filter { $0.value != reference }.keys.sorted()
+            if !differing.isEmpty {
+                mismatches.append("\(cell.name): \(differing.joined(separator: ", ")) differ from x264's")
+                for name in differing { print("    \(name) options: \(optionStrings[name]!)") }
+                print("    x264 options: \(reference)")
+            }
+            var contendersJSON: [(String, JSON)] = []
+            let x264 = measured["x264"]!, ffmpeg = measured["ffmpeg"]!
+            for (name, _) in contenders {
+                let runs = measured[name]!
+                let vsX264 = Self.speedRatio(runs, over: x264), vsFFmpeg = Self.speedRatio(runs, over: ffmpeg)
+                print("  " + pad(name == "api" ? cell.name : "", 34) + pad(name, 11) + padLeft(fixed(runs.map(\.wall).median, 3), 8)
+                      + padLeft(fixed(runs.map(\.cpu).median, 3), 8) + padLeft(fixed(runs.map(\.peakRSS).median / 1_048_576, 1), 9)
+                      + padLeft(fixed(vsX264, 3), 9) + padLeft(fixed(vsFFmpeg, 3), 10))
+                var entry = Self.summary(runs)
+                if case .object(var members) = entry {
+                    members.append(("speedVsX264", .number(vsX264)))
+                    members.append(("speedVsFFmpeg", .number(vsFFmpeg)))
+                    members.append(("x264Options", .string(optionStrings[name] ?? "")))
+                    entry = .object(members)
+                }
+                contendersJSON.append((name, entry))
+                if name == "api" || name == "movrec" {
+                    if vsX264 < worstX264.ratio { worstX264 = (vsX264, "\(cell.name) \(name)") }
+                    if vsFFmpeg < worstFFmpeg.ratio { worstFFmpeg = (vsFFmpeg, "\(cell.name) \(name)") }
+                    let excess = runs.map(\.peakRSS).median - x264.map(\.peakRSS).median
+                    if excess > worstRSS.excess { worstRSS = (excess, "\(cell.name) \(name)") }
+                }
+            }
+            cellsJSON.append(.object([
+                ("cell", .string(cell.name)), ("width", .number(Double(cell.width))), ("height", .number(Double(cell.height))),
+                ("preset", .string(cell.preset)), ("zerolatency", .bool(cell.zeroLatency)), ("grain", .bool(cell.grain)),
+                ("frames", .number(Double(cell.frames))), ("optionsIdentical", .bool(differing.isEmpty)),
+                ("contenders", .object(contendersJSON)),
+            ]))
+        }
+        sections.append(("encode", .array(cellsJSON)))
+        check("a", "identical x264 option strings", mismatches.isEmpty,
+              mismatches.isEmpty ? "every output's SEI options equal the x264 CLI's" : mismatches.joined(separator: "; "))
+        check("a", "speed ≥ 0.97× x264 CLI in every cell", worstX264.ratio >= 0.97,
+              "worst \(fixed(worstX264.ratio, 3))× (\(worstX264.cell))")
+        check("a", "speed ≥ 1.0× ffmpeg in every cell", worstFFmpeg.ratio >= 1.0,
+              "worst \(fixed(worstFFmpeg.ratio, 3))× (\(worstFFmpeg.cell))")
+        check("a", "peak RSS ≤ x264 CLI's + 10 MiB", worstRSS.excess <= 10 * 1_048_576,
+              "worst \(signedMiB(worstRSS.excess)) (\(worstRSS.cell))")
+    }
+}

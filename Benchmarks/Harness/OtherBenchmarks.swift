@@ -1,0 +1,218 @@
+/// b–f: muxing, stopping and memory, rotation, live headroom and start-up.
+extension Harness {
+    // MARK: b. Mux only
+
+    mutating func muxBenchmark() throws {
+        print("\nb. Mux only (already-encoded H.264 + 48 kHz stereo PCM → .mov on disk) vs cp of the same bytes; speed = cp's wall ÷ this wall")
+        let shapes: [(name: String, size: String, preset: String, crf: Int, frames: Int)] = [
+            ("300 large frames", "1920x1080", "ultrafast", 12, 300),
+            ("9000 small frames", "640x360", "veryfast", 30, 9000),
+        ]
+        var cellsJSON: [JSON] = []
+        var worst = (ratio: Double.infinity, cell: "")
+        print("  " + pad("shape", 30) + pad("contender", 12) + padLeft("wall s", 8) + padLeft("cpu s", 8) + padLeft("RSS MiB", 9)
+              + padLeft("vs cp", 8))
+        for shape in shapes {
+            let seconds = shape.frames / 30
+            let video = "\(work)/mux-\(shape.frames).264", audio = "\(work)/mux-\(shape.frames).wav"
+            let copySource = "\(work)/mux-\(shape.frames).bytes"
+            // GStreamer 1.22 cannot timestamp a raw Annex-B stream for qtmux ("Buffer has no
+            // PTS"), so it remuxes the same samples from a .mov made by ffmpeg.
+            let gstreamerInput = "\(work)/mux-\(shape.frames)-gstreamer-in.mov"
+            if !exists(copySource) || !exists(gstreamerInput) {
+                try shell("ffmpeg -y -loglevel error -f lavfi -i testsrc2=size=\(shape.size):rate=30 -frames:v \(shape.frames) "
+                          + "-c:v libx264 -preset \(shape.preset) -crf \(shape.crf) \(video) && "
+                          + "ffmpeg -y -loglevel error -f lavfi -i sine=frequency=1000:sample_rate=48000 -ac 2 -t \(seconds) "
+                          + "-c:a pcm_s16le \(audio) && cat \(video) \(audio) > \(copySource) && "
+                          + "ffmpeg -y -loglevel error -r 30 -i \(video) -i \(audio) -c copy \(gstreamerInput)", scratch: scratch)
+            }
+            let bytes = (fileSize(video) ?? 0) + (fileSize(audio) ?? 0)
+            for fragmented in [false, true] {
+                let cell = "\(shape.name)\(fragmented ? ", fragments" : "")"
+                let out = "\(work)/mux-out"
+                let contenders: [(name: String, command: [String])] = [
+                    ("movrec mux", [movrec, "mux", out + ".mov", "--video", video, "--audio", audio, "--fps", "30"]
+                        + (fragmented ? ["--fragment-interval", "1"] : [])),
+                    ("cp", ["cp", copySource, out + ".bytes"]),
+                    ("ffmpeg", ["ffmpeg", "-y", "-loglevel", "error", "-r", "30", "-i", video, "-i", audio, "-c", "copy"]
+                        + (fragmented ? ["-movflags", "+frag_keyframe+empty_moov", "-frag_duration", "1000000"] : [])
+                        + [out + "-ffmpeg.mov"]),
+                    ("gstreamer", ["gst-launch-1.0", "-q", "filesrc", "location=\(gstreamerInput)", "!", "qtdemux", "name=demux",
+                                   "demux.video_0", "!", "queue", "!", "h264parse", "!", "qtmux", "name=mux"]
+                        + (fragmented ? ["fragment-duration=1000"] : [])
+                        + ["!", "filesink", "location=\(out)-gstreamer.mov", "demux.audio_0", "!", "queue", "!", "mux."]),
+                ]
+                let measured = try alternate(contenders) { _ in
+                    for suffix in [".mov", ".bytes", "-ffmpeg.mov", "-gstreamer.mov"] { remove(out + suffix) }
+                }
+                var contendersJSON: [(String, JSON)] = []
+                let copy = measured["cp"]!
+                for (name, _) in contenders {
+                    let runs = measured[name]!
+                    let ratio = Self.speedRatio(runs, over: copy)
+                    print("  " + pad(name == "movrec mux" ? cell : "", 30) + pad(name, 12) + padLeft(fixed(runs.map(\.wall).median, 3), 8)
+                          + padLeft(fixed(runs.map(\.cpu).median, 3), 8) + padLeft(fixed(runs.map(\.peakRSS).median / 1_048_576, 1), 9)
+                          + padLeft(fixed(ratio, 3), 8))
+                    var entry = Self.summary(runs)
+                    if case .object(var members) = entry {
+                        members.append(("speedVsCopy", .number(ratio)))
+                        entry = .object(members)
+                    }
+                    contendersJSON.append((name, entry))
+                    if name == "movrec mux", ratio < worst.ratio { worst = (ratio, cell) }
+                }
+                cellsJSON.append(.object([("cell", .string(cell)), ("frames", .number(Double(shape.frames))),
+                                          ("inputBytes", .number(Double(bytes))), ("fragments", .bool(fragmented)),
+                                          ("contenders", .object(contendersJSON))]))
+            }
+        }
+        sections.append(("mux", .array(cellsJSON)))
+        check("b", "mux ≥ 0.8× cp in both shapes", worst.ratio >= 0.8, "worst \(fixed(worst.ratio, 3))× (\(worst.cell))")
+    }
+
+    // MARK: c. Stop and memory
+
+    mutating func stopAndMemoryBenchmark() throws {
+        print("\nc. Stop and memory: synthetic 30 fps H.264-sized samples + 48 kHz stereo PCM through the real writer")
+        print("  " + pad("recording", 26) + padLeft("finalize ms", 12) + padLeft("peak RSS MiB", 14) + padLeft("run s", 8))
+        var rowsJSON: [JSON] = []
+        var worstFinalize = 0.0, worstGrowth = -Double.infinity
+        for fragmented in [true, false] {
+            var rss: [Double: Double] = [:]
+            for (label, seconds) in [("1 minute", 60.0), ("1 hour", 3600.0), ("10 hours", 36000.0)] {
+                let out = "\(work)/stop-memory.mov"
+                let command = [worker, "stop-memory", "--seconds", String(Int(seconds)), "--output", out]
+                    + (fragmented ? [] : ["--no-fragments"])
+                let measured = try alternate([("worker", command)], rounds: seconds > 3600 && quick ? 3 : runs) { _ in remove(out) }
+                let runs = measured["worker"]!
+                let finalize = runs.compactMap { $0.results["finalizeSeconds"] }.median
+                let peak = runs.map(\.peakRSS).median
+                rss[seconds] = peak
+                let row = "\(label)\(fragmented ? ", fragments" : ", no fragments")"
+                print("  " + pad(row, 26) + padLeft(fixed(finalize * 1000, 2), 12) + padLeft(fixed(peak / 1_048_576, 1), 14)
+                      + padLeft(fixed(runs.map(\.wall).median, 2), 8))
+                rowsJSON.append(.object([("recording", .string(row)), ("seconds", .number(seconds)),
+                                         ("fragments", .bool(fragmented)), ("finalizeSeconds", .number(finalize)),
+                                         ("finalizeSecondsAll", .array(runs.compactMap { $0.results["finalizeSeconds"] }.map(JSON.number))),
+                                         ("peakRSSMiB", .number(peak / 1_048_576)), ("wallSeconds", .number(runs.map(\.wall).median))]))
+                if seconds == 36000 { worstFinalize = max(worstFinalize, finalize) }
+            }
+            worstGrowth = max(worstGrowth, rss[36000]! - rss[60]!)
+        }
+        sections.append(("stopAndMemory", .array(rowsJSON)))
+        check("c", "finalizing a 10-hour recording ≤ 50 ms", worstFinalize <= 0.05, "\(fixed(worstFinalize * 1000, 2)) ms (worse mode)")
+        check("c", "RSS(10 h) − RSS(1 min) ≤ 8 MiB", worstGrowth <= 8 * 1_048_576, "\(signedMiB(worstGrowth)) (worse mode)")
+    }
+
+    // MARK: d. Rotation propagation
+
+    mutating func rotationBenchmark() throws {
+        print("\nd. Rotation propagation: gravity change → every output (movie, video data, photo) turned, 10,000 changes per run")
+        let measured = try alternate([("worker", [worker, "rotation", "--changes", "10000"])])
+        let runs = measured["worker"]!
+        let median = runs.compactMap { $0.results["median"] }.median
+        let p99 = runs.compactMap { $0.results["p99"] }.median
+        let worst = runs.compactMap { $0.results["max"] }.max() ?? .nan
+        print("  median \(fixed(median * 1e6, 1)) µs, p99 \(fixed(p99 * 1e6, 1)) µs (median of \(runs.count) runs), worst single change \(fixed(worst * 1e3, 2)) ms")
+        sections.append(("rotation", .object([("changesPerRun", .number(10_000)), ("medianSeconds", .number(median)),
+                                              ("p99Seconds", .number(p99)), ("maxSeconds", .number(worst)),
+                                              ("p99SecondsAll", .array(runs.compactMap { $0.results["p99"] }.map(JSON.number)))])))
+        check("d", "rotation propagation p99 ≤ 1 ms", p99 <= 0.001, "p99 \(fixed(p99 * 1e6, 1)) µs")
+    }
+
+    // MARK: e. Live headroom
+
+    mutating func liveBenchmark() throws {
+        let seconds = quick ? 5 : 10
+        print("\ne. Live headroom: 720p30 veryfast from the test pattern in real time, \(seconds) s per run, vs x264 alone on the same frames")
+        let pattern = "\(work)/pattern-720p-\(seconds)s.y4m"
+        if !exists(pattern) {
+            _ = try run([worker, "pattern", "--seconds", String(seconds), "--size", "1280x720", "--output", pattern], scratch: scratch)
+        }
+        let out = "\(work)/live"
+        var options: [String: String] = [:]
+        let measured = try alternate([
+            ("live", [worker, "live", "--seconds", String(seconds), "--size", "1280x720", "--preset", "veryfast",
+                      "--keyint", "250", "--output", out + ".mov"]),
+            ("x264", ["x264", "--quiet", "--no-progress", "--preset", "veryfast", "--crf", "23", "-o", out + ".264", pattern]),
+        ], rounds: quick ? 3 : runs) { name in
+            let path = out + (name == "live" ? ".mov" : ".264")
+            if options[name] == nil { options[name] = x264Options(inFile: path) ?? "(no x264 SEI)" }
+            remove(path)
+        }
+        let live = measured["live"]!, x264 = measured["x264"]!
+        let dropped = live.compactMap { $0.results["dropped"] }.max() ?? .nan
+        let recorded = live.compactMap { $0.results["recordedSeconds"] }.median
+        let ours = live.map { $0.cpu / ($0.results["recordedSeconds"] ?? .nan) }.median
+        let alone = x264.map { $0.cpu / Double(seconds) }.median
+        let ratio = ours / alone
+        print("  recorded \(fixed(recorded, 2)) s, dropped \(Int(dropped)) (worst run); CPU per recorded second: library \(fixed(ours, 3)) s, x264 alone \(fixed(alone, 3)) s → \(fixed(ratio, 3))×")
+        sections.append(("live", .object([("seconds", .number(Double(seconds))), ("recordedSeconds", .number(recorded)),
+                                          ("droppedWorst", .number(dropped)), ("cpuPerSecond", .number(ours)),
+                                          ("x264CPUPerSecond", .number(alone)), ("ratio", .number(ratio)),
+                                          ("peakRSSMiB", .number(live.map(\.peakRSS).median / 1_048_576)),
+                                          ("optionsIdentical", .bool(options["live"] == options["x264"]))])))
+        check("e", "live: 0 dropped frames", dropped == 0, "\(Int(dropped)) dropped in the worst run")
+        check("e", "live: CPU within 5% of x264 alone", ratio <= 1.05 && options["live"] == options["x264"],
+              "\(fixed(ratio, 3))×" + (options["live"] == options["x264"] ? "" : "; x264 options differ: \(options["live"] ?? "") vs \(options["x264"] ?? "")"))
+    }
+
+    // MARK: f. Start-up
+
+    mutating func startupBenchmark() throws {
+        print("\nf. Start-up: process start to a file with the first encoded frame (one 720p frame, ultrafast)")
+        let input = "\(work)/one-frame-720p.y4m"
+        if !exists(input) {
+            try shell("ffmpeg -y -loglevel error -f lavfi -i testsrc2=size=1280x720:rate=30 -frames:v 1 -pix_fmt yuv420p \(input)",
+                      scratch: scratch)
+        }
+        let out = "\(work)/startup"
+        let measured = try alternate([
+            ("movrec", [movrec, "record", out + ".mov", "--video", input, "--audio", "none", "--preset", "ultrafast", "--quiet", "--overwrite"]),
+            ("x264", ["x264", "--quiet", "--no-progress", "--preset", "ultrafast", "-o", out + ".264", input]),
+            ("ffmpeg", ["ffmpeg", "-y", "-loglevel", "error", "-i", input, "-c:v", "libx264", "-preset", "ultrafast", out + ".mov"]),
+        ]) { _ in
+            remove(out + ".mov")
+            remove(out + ".264")
+        }
+        var json: [(String, JSON)] = []
+        for name in ["movrec", "x264", "ffmpeg"] {
+            let runs = measured[name]!
+            print("  \(pad(name, 8)) \(fixed(runs.map(\.wall).median * 1000, 1)) ms wall, \(fixed(runs.map(\.cpu).median * 1000, 1)) ms CPU, \(mib(runs.map(\.peakRSS).median))")
+            json.append((name, Self.summary(runs)))
+        }
+        sections.append(("startup", .object(json)))
+        let ours = measured["movrec"]!.map(\.wall).median, x264 = measured["x264"]!.map(\.wall).median
+        check("f", "start-up ≤ the x264 CLI's", ours <= x264, "\(fixed(ours * 1000, 1)) ms vs \(fixed(x264 * 1000, 1)) ms")
+    }
+}
+
+extension Harness {
+    // MARK: g. What durability costs (issue 5's question, no target)
+
+    mutating func durabilityBenchmark() throws {
+        print("\ng. Durability: the same recording (720p ultrafast, Y4M) with 1 s fragments, with fragments synced to disk, and as one movie at the end")
+        let cell = EncodeCell(width: 1280, height: 720, preset: "ultrafast", zeroLatency: false, grain: false, frames: 240)
+        let input = try encodeInput(cell)
+        let out = "\(work)/durability.mov"
+        let common = [movrec, "record", out, "--video", input, "--audio", "none", "--preset", "ultrafast", "--quiet", "--overwrite"]
+        let variants: [(name: String, command: [String])] = [
+            ("fragments", common), ("fragments + sync", common + ["--sync"]), ("no fragments", common + ["--no-fragments"]),
+        ]
+        let measured = try alternate(variants) { _ in remove(out) }
+        let reference = measured["no fragments"]!
+        var json: [(String, JSON)] = []
+        for (name, _) in variants {
+            let runs = measured[name]!
+            let ratio = Self.speedRatio(runs, over: reference)
+            print("  \(pad(name, 18)) \(fixed(runs.map(\.wall).median, 3)) s wall, \(fixed(runs.map(\.cpu).median, 3)) s CPU, speed \(fixed(ratio, 3))× of no fragments")
+            var entry = Self.summary(runs)
+            if case .object(var members) = entry {
+                members.append(("speedVsNoFragments", .number(ratio)))
+                entry = .object(members)
+            }
+            json.append((name, entry))
+        }
+        sections.append(("durability", .object(json)))
+    }
+}

@@ -1,0 +1,83 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Part of a file mapped read-only into memory, its pages faulted in when mapped
+/// (`MAP_POPULATE`), unmapped when the last reference goes.
+///
+/// Reading a mapping past the end of the file raises SIGBUS, so a region is only made for bytes
+/// the file had when it was mapped; a file cut shorter by another process while a region is in
+/// use is the one case this cannot guard against (as with any mapped reader, x264's included).
+final class MappedRegion: @unchecked Sendable {
+    // @unchecked: the mapping is read-only and never changes until deinit.
+    private let mapping: UnsafeMutableRawPointer
+    private let mappedLength: Int
+    /// The first requested byte.
+    let base: UnsafeRawPointer
+    let count: Int
+    private let budget: MappingBudget?
+
+    fileprivate init(mapping: UnsafeMutableRawPointer, mappedLength: Int, base: UnsafeRawPointer, count: Int,
+                     budget: MappingBudget?) {
+        self.mapping = mapping
+        self.mappedLength = mappedLength
+        self.base = base
+        self.count = count
+        self.budget = budget
+    }
+
+    deinit {
+        munmap(mapping, mappedLength)
+        budget?.giveBack()
+    }
+}
+
+/// A limit on how many regions are mapped at once, like a buffer pool's size: the mapped pages
+/// count towards the process's resident memory. A reader waiting for a place is woken when a
+/// region goes, not by polling.
+final class MappingBudget: @unchecked Sendable {
+    // @unchecked: `outstanding` is guarded by `lock`.
+    private let lock = ConditionLock()
+    private var outstanding = 0
+    let limit: Int
+
+    init(limit: Int) { self.limit = max(1, limit) }
+
+    /// Takes a place, waiting while `limit` regions are out; `false` when `isCancelled` turns
+    /// true first (checked at least every 10 ms).
+    func take(unless isCancelled: () -> Bool) -> Bool {
+        lock.withLock {
+            while outstanding >= limit {
+                if isCancelled() { return false }
+                _ = lock.wait(until: MonotonicClock.now() + 10_000_000)
+            }
+            outstanding += 1
+            return true
+        }
+    }
+
+    /// Gives a place back (a region does when it goes) and wakes a waiting reader.
+    func giveBack() {
+        lock.withLock {
+            outstanding -= 1
+            lock.broadcast()
+        }
+    }
+}
+
+extension RandomAccessFile {
+    /// Maps `count` bytes at `offset` read-only; `nil` when the file cannot be mapped (a pipe,
+    /// or a filesystem without mmap), so the caller can read instead.
+    /// - Parameter budget: a place taken by the caller, given back when the region goes.
+    func map(at offset: UInt64, count: Int, budget: MappingBudget?) -> MappedRegion? {
+        guard count > 0, let fd = try? rawDescriptor() else { return nil }
+        let page = UInt64(sysconf(Int32(_SC_PAGESIZE)))
+        let aligned = offset - offset % page
+        let lead = Int(offset - aligned)
+        let length = lead + count
+        guard let pointer = mmap(nil, length, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, off_t(aligned)),
+              pointer != MAP_FAILED else { return nil }
+        return MappedRegion(mapping: pointer, mappedLength: length, base: UnsafeRawPointer(pointer + lead), count: count,
+                            budget: budget)
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import Testing
+
+/// The benchmark worker's cases, run for real at a small size: the harness's figures are only
+/// as good as what these cases do. No timing is asserted here; the harness reports timings.
+@Suite(.serialized) struct BenchmarkWorkerTests {
+    func results(_ output: String) -> [String: Double] {
+        var values: [String: Double] = [:]
+        for line in output.split(separator: "\n") {
+            let words = line.split(separator: " ")
+            if words.count == 3, words[0] == "result", let value = Double(words[2]) { values[String(words[1])] = value }
+        }
+        return values
+    }
+
+    func optionString(_ path: String) throws -> String? {
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        guard let start = bytes.range(of: Data("x264 - core".utf8)) else { return nil }
+        let text = String(decoding: bytes[start.lowerBound...].prefix { $0 != 0 }, as: UTF8.self)
+        return text.range(of: "options: ").map { String(text[$0.upperBound...]) }
+    }
+
+    /// The encode case through the public API gives x264 exactly the parameters the x264 CLI
+    /// uses for the same preset and tune — what makes the speed comparison fair.
+    @Test(arguments: [("ultrafast", true), ("veryfast", false), ("medium", false)])
+    func encodeMatchesTheX264CommandLinesOptions(preset: String, zeroLatency: Bool) throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let worker = try builtProductPath("bench-worker")
+        let input = dir.file("pattern.y4m")
+        let made = try run(worker, ["pattern", "--seconds", "1", "--size", "320x240", "--output", input])
+        #expect(made.status == 0, "\(made.error)")
+        #expect(results(made.output)["frames"] == 30)
+        let tune = zeroLatency ? ["--tune", "zerolatency"] : []
+        let encoded = try run(worker, ["encode", "--input", input, "--output", dir.file("api.mov"), "--preset", preset,
+                                       "--crf", "23", "--keyint", "250"] + tune)
+        #expect(encoded.status == 0, "\(encoded.error)")
+        #expect(results(encoded.output)["frames"] == 30)
+        #expect(results(encoded.output)["dropped"] == 0)
+        let cli = try run("x264", ["--quiet", "--no-progress", "--preset", preset, "--crf", "23"] + tune + ["-o", dir.file("cli.264"), input])
+        #expect(cli.status == 0, "\(cli.error)")
+        let ours = try #require(try optionString(dir.file("api.mov")), "the movie carries x264's options SEI")
+        #expect(ours == (try optionString(dir.file("cli.264"))))
+        #expect(try decodeAllFrames(dir.file("api.mov")).videoFrames == 30)
+    }
+
+    /// Two minutes of synthetic samples through the real writer, with the media left as a
+    /// hole: a movie ffprobe reads with every frame and the exact duration.
+    @Test(arguments: [false, true])
+    func stopAndMemoryWritesARealMovie(fragmented: Bool) throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let path = dir.file("long.mov")
+        let result = try run(try builtProductPath("bench-worker"),
+                             ["stop-memory", "--seconds", "120", "--output", path] + (fragmented ? [] : ["--no-fragments"]))
+        #expect(result.status == 0, "\(result.error)")
+        let values = results(result.output)
+        #expect(values["finalizeSeconds"].map { $0 > 0 } == true)
+        #expect(values["videoSamples"] == 3600)
+        let streams = try ffprobeStreams(path)
+        let video = try #require(streams.first { $0.codec_type == "video" })
+        #expect(video.nb_frames == "3600")
+        #expect(video.duration.flatMap(Double.init).map { abs($0 - 120) < 0.05 } == true, "\(video.duration ?? "")")
+        #expect(streams.contains { $0.codec_type == "audio" && $0.sample_rate == "48000" })
+    }
+
+    /// Rotation propagation reports its distribution over real outputs.
+    @Test func rotationReportsEveryChange() throws {
+        let result = try run(try builtProductPath("bench-worker"), ["rotation", "--changes", "200"])
+        #expect(result.status == 0, "\(result.error)")
+        let values = results(result.output)
+        #expect(values["changes"] == 200)
+        let median = try #require(values["median"]), p99 = try #require(values["p99"]), worst = try #require(values["max"])
+        #expect(median > 0 && median <= p99 && p99 <= worst)
+    }
+}
