@@ -24,10 +24,12 @@ let package = Package(
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CV4L2", pkgConfig: "libv4lconvert", providers: [.apt(["libv4l-dev"])]),
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
+        // Linux calls glibc hides behind _GNU_SOURCE (fallocate).
+        .systemLibrary(name: "CLinux"),
         // Files, capture, encoding and orchestration on top of the container.
         .target(
             name: "MovieRecorder",
-            dependencies: ["MovieContainer", "CX264", "CALSA", "CV4L2", "CTurboJPEG"],
+            dependencies: ["MovieContainer", "CX264", "CALSA", "CV4L2", "CTurboJPEG", "CLinux"],
             swiftSettings: strict
         ),
         .executableTarget(name: "movrec", dependencies: ["MovieRecorder"], swiftSettings: strict),

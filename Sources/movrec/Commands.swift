@@ -32,20 +32,29 @@ func rotate(_ args: inout Arguments) throws -> Int32 {
     return 0
 }
 
-/// `movrec mux OUT.mov --video FILE.264 [--audio FILE.wav] [--fps N[/D]] [--rotation A] [--mirror] [--overwrite]`
+/// `movrec mux OUT.mov --video FILE.264 [--audio FILE.wav] [--fps N[/D]] [--rotation A] [--mirror] [--overwrite]
+/// [--fragment-interval S] [--sync]`
 func mux(_ args: inout Arguments) throws -> Int32 {
     guard let videoPath = try args.option("--video") else { throw Arguments.UsageError(description: "--video FILE.264 is required") }
     let audioPath = try args.option("--audio")
     let fpsText = try args.option("--fps") ?? "30"
     let rotationText = try args.option("--rotation") ?? "0"
+    let fragmentText = try args.option("--fragment-interval")
     let mirror = args.flag("--mirror")
     var options = StreamMuxer.Options()
     options.overwrite = args.flag("--overwrite")
+    options.synchronizesToDisk = args.flag("--sync")
     try args.finish(positionalCount: 1...1)
+    if let fragmentText {
+        guard let seconds = Double(fragmentText), seconds > 0, seconds <= 86_400 else {
+            throw Arguments.UsageError(description: "--fragment-interval \(fragmentText) is not a positive number of seconds")
+        }
+        options.fragmentInterval = .nanoseconds(Int64(seconds * 1e9))
+    }
     options.frameRate = try parseFrameRate(fpsText)
     guard let angle = Double(rotationText) else { throw Arguments.UsageError(description: "--rotation \(rotationText) is not a number") }
     options.orientation = try VideoOrientation(rotationAngle: angle, isMirrored: mirror)
-    let stream = try AnnexBStream(annexB: RandomAccessFile.readAll(videoPath))
+    let stream = try AnnexBStream(contentsOfFile: videoPath)
     let audio = try audioPath.map { (wav: try WAVFile(path: $0), path: $0) }
     let summary = try StreamMuxer.mux(video: stream, audio: audio, to: args.positional[0], options: options)
     let seconds = Double(summary.duration) / Double(summary.movieTimescale)

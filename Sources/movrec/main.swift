@@ -40,8 +40,12 @@ let usage = """
       devices
           List cameras with their formats, sizes and frame rates, and microphones.
       mux OUT.mov --video FILE.264 [--audio FILE.wav] [--fps N[/D]] [--rotation A] [--mirror] [--overwrite]
+          [--fragment-interval S] [--sync]
           Write an H.264 Annex-B stream (and a PCM WAV file) into a QuickTime movie without
-          re-encoding, with the given orientation in the track matrix.
+          re-encoding, with the given orientation in the track matrix. --fragment-interval
+          writes a movie fragment every S seconds, as a recording does, and finishes the file
+          into an ordinary movie. --sync flushes the movie (and each fragment) to the disk
+          before exiting; by default, like cp, the kernel writes it back in its own time.
 
     exit status: 0 success, 1 failure (the message says why), 2 usage error
     """

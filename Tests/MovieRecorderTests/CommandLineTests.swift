@@ -92,5 +92,28 @@ import Testing
         #expect(notWAV.status == 1)
         #expect(notWAV.error.contains("not a PCM WAV file"))
         #expect(!FileManager.default.fileExists(atPath: out), "no half-written file is left behind")
+        let badInterval = try run(movrecPath(), ["mux", out, "--video", fixture("testsrc-ipp.264"), "--fragment-interval", "inf"])
+        #expect(badInterval.status == 2)
+        #expect(badInterval.error.contains("--fragment-interval inf is not a positive number of seconds"))
+    }
+
+    @Test func muxWithFragmentsFinishesIntoTheSameOrdinaryMovie() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let inputs = ["--video", fixture("testsrc-bframes.264"), "--audio", fixture("tone-48k-stereo.wav")]
+        let plain = try run(movrecPath(), ["mux", dir.file("plain.mov")] + inputs)
+        let fragmented = try run(movrecPath(), ["mux", dir.file("fragmented.mov"), "--fragment-interval", "0.3", "--sync"] + inputs)
+        #expect(plain.status == 0 && fragmented.status == 0, "\(plain.error)\(fragmented.error)")
+        let a = try MovieInfo(source: RandomAccessFile(path: dir.file("plain.mov"), mode: .read))
+        let b = try MovieInfo(source: RandomAccessFile(path: dir.file("fragmented.mov"), mode: .read))
+        #expect(b.tree.atoms.map(\.type) == ["ftyp", "mdat", "moov"], "fragment headers are hidden inside the mdat")
+        #expect(a.tracks.count == 2 && b.tracks.count == 2)
+        for (x, y) in zip(a.tracks, b.tracks) {
+            let sx = try x.sampleTable!.samples(), sy = try y.sampleTable!.samples()
+            #expect(sx.map(\.size) == sy.map(\.size))
+            #expect(sx.map(\.decodeTime) == sy.map(\.decodeTime))
+            #expect(sx.map(\.presentationTime) == sy.map(\.presentationTime))
+            #expect(x.editList == y.editList)
+        }
     }
 }

@@ -1,28 +1,50 @@
 /// Splits an H.264 Annex-B byte stream into NAL units and groups them into access units with
 /// their presentation order, so a raw `.264` file can be muxed (ITU-T H.264 Annex B, §7.4.1.2.3,
 /// §8.2.1).
+///
+/// The stream keeps its bytes and describes each NAL unit by its position in them, so parsing
+/// copies nothing but the parameter sets; a muxer can hand the units' memory straight to the
+/// file system.
 public struct AnnexBStream: Sendable {
     /// One coded picture with its NAL units.
     public struct AccessUnit: Sendable {
-        /// NAL units of the picture in stream order, without start codes. Parameter sets and
-        /// access unit delimiters are left out: they belong in `avcC`.
-        public var nalUnits: [[UInt8]]
+        /// Where the picture's NAL units lie in ``AnnexBStream/bytes``, start codes excluded, in
+        /// stream order. Parameter sets and access unit delimiters are left out: they belong in
+        /// `avcC`.
+        public let nalUnitRanges: ArraySlice<Range<Int>>
         /// A Boolean value that indicates whether the picture is an IDR picture.
         public var isSync: Bool
         /// The picture's position in display order, counted from the start of the stream.
         public var presentationIndex: Int
+        /// The stream's bytes, which ``nalUnitRanges`` index.
+        let bytes: ImmutableBytes
+
+        /// NAL units of the picture in stream order, without start codes: copies of
+        /// ``nalUnitRanges``.
+        public var nalUnits: [[UInt8]] {
+            bytes.withUnsafeBytes { buffer in nalUnitRanges.map { Array(buffer[$0]) } }
+        }
+
+        /// The size of the sample as a movie stores it: each NAL unit plus its four-byte length.
+        public var lengthPrefixedCount: Int {
+            nalUnitRanges.reduce(0) { $0 + $1.count + 4 }
+        }
 
         /// The sample as a movie stores it: each NAL unit behind a four-byte big-endian length.
         public var lengthPrefixed: [UInt8] {
-            var w = ByteWriter(capacity: nalUnits.reduce(0) { $0 + $1.count + 4 })
-            for nal in nalUnits {
-                w.write(UInt32(nal.count))
-                w.write(contentsOf: nal)
+            bytes.withUnsafeBytes { buffer in
+                var w = ByteWriter(capacity: lengthPrefixedCount)
+                for range in nalUnitRanges {
+                    w.write(UInt32(range.count))
+                    w.write(contentsOf: buffer[range])
+                }
+                return w.bytes
             }
-            return w.bytes
         }
     }
 
+    /// The stream as it was given: what the access units' ranges index.
+    public let bytes: ImmutableBytes
     /// The stream's parameter sets (first SPS and PPS seen).
     public let configuration: AVCDecoderConfiguration
     /// The access units in decode order.
@@ -33,71 +55,146 @@ public struct AnnexBStream: Sendable {
 
     /// Splits `bytes` into NAL units at 3- and 4-byte start codes.
     public static func nalUnits(in bytes: [UInt8]) -> [ArraySlice<UInt8>] {
-        var units: [ArraySlice<UInt8>] = []
-        var start: Int? = nil
-        var i = 0
-        let n = bytes.count
-        while i + 2 < n {
-            if bytes[i] == 0, bytes[i + 1] == 0, bytes[i + 2] == 1 {
-                if let s = start {
-                    var end = i
-                    while end > s, bytes[end - 1] == 0 { end -= 1 }  // trailing zeros, 4-byte start code
-                    units.append(bytes[s..<end])
-                }
-                i += 3
-                start = i
-            } else {
-                i += 1
-            }
-        }
-        if let s = start, s < n { units.append(bytes[s..<n]) }
-        return units.filter { !$0.isEmpty }
+        bytes.withUnsafeBytes { nalUnitRanges(in: $0) }.map { bytes[$0] }
     }
 
-    /// Parses an Annex-B stream.
+    /// Finds the NAL units in `buffer`: the bytes between one `00 00 01` start code and the next
+    /// (or the end), without the zero bytes before a start code (the first byte of a four-byte
+    /// start code, `trailing_zero_8bits`). Empty units are left out.
+    ///
+    /// - Complexity: O(*n*), sixteen bytes at a time.
+    public static func nalUnitRanges(in buffer: UnsafeRawBufferPointer) -> [Range<Int>] {
+        var units: [Range<Int>] = []
+        let n = buffer.count
+        guard n >= 3, let base = buffer.baseAddress else { return units }
+        var start = -1  // where the current unit began; -1 before the first start code
+
+        // A start code at `p` (bytes p, p+1 zero, p+2 one) ends the current unit and starts one.
+        // Start codes never overlap, so finding them in any order of checks finds the same ones.
+        func startCode(at p: Int) {
+            if start >= 0 {
+                var end = p
+                while end > start, base.load(fromByteOffset: end - 1, as: UInt8.self) == 0 { end -= 1 }
+                if end > start { units.append(start..<end) }
+            }
+            start = p + 3
+        }
+
+        // Sixteen positions at a time: bytes p and p + 1 zero and p + 2 one, from three
+        // overlapping loads. Start codes are rare, so almost every block is one test.
+        var i = 0
+        let zero = SIMD16<UInt8>(repeating: 0), one = SIMD16<UInt8>(repeating: 1)
+        while i + 18 <= n {
+            let first = base.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
+            let second = base.loadUnaligned(fromByteOffset: i + 1, as: SIMD16<UInt8>.self)
+            let third = base.loadUnaligned(fromByteOffset: i + 2, as: SIMD16<UInt8>.self)
+            let found = (first .== zero) .& (second .== zero) .& (third .== one)
+            if any(found) {
+                for k in 0..<16 where found[k] { startCode(at: i + k) }
+            }
+            i += 16
+        }
+        while i + 2 < n {
+            if base.load(fromByteOffset: i, as: UInt8.self) == 0, base.load(fromByteOffset: i + 1, as: UInt8.self) == 0,
+               base.load(fromByteOffset: i + 2, as: UInt8.self) == 1 {
+                startCode(at: i)
+            }
+            i += 1
+        }
+        if start >= 0, start < n { units.append(start..<n) }
+        return units
+    }
+
+    /// Parses an Annex-B stream held in an array.
     /// - Throws: ``MovieFormatError`` when the stream has no SPS/PPS, no pictures, or a slice
     ///   header that does not parse.
     public init(annexB bytes: [UInt8]) throws(MovieFormatError) {
-        let units = Self.nalUnits(in: bytes)
-        var parameterSets: [[UInt8]] = []
-        for unit in units where [7, 8].contains(unit[unit.startIndex] & 0x1F) {
-            let type = unit[unit.startIndex] & 0x1F
-            if !parameterSets.contains(where: { $0[0] & 0x1F == type }) { parameterSets.append(Array(unit)) }
+        try self.init(annexB: ImmutableBytes(bytes))
+    }
+
+    /// Parses an Annex-B stream, keeping `bytes` for the access units to refer to.
+    /// - Throws: ``MovieFormatError`` when the stream has no SPS/PPS, no pictures, or a slice
+    ///   header that does not parse.
+    public init(annexB bytes: ImmutableBytes) throws(MovieFormatError) {
+        let parsed = try bytes.withUnsafeBytes { (buffer) throws(MovieFormatError) in try Self.parse(buffer) }
+        self.bytes = bytes
+        configuration = parsed.configuration
+        reorderDepth = parsed.reorderDepth
+        accessUnits = parsed.pictures.map {
+            AccessUnit(nalUnitRanges: parsed.nalUnits[$0.nalUnits], isSync: $0.isSync,
+                       presentationIndex: $0.presentationIndex, bytes: bytes)
         }
-        configuration = try AVCDecoderConfiguration(parameterSets: parameterSets)
+    }
+
+    private struct Parsed {
+        var configuration: AVCDecoderConfiguration
+        /// The pictures' NAL units in order; each picture's are a contiguous run.
+        var nalUnits: [Range<Int>]
+        var pictures: [(nalUnits: Range<Int>, isSync: Bool, presentationIndex: Int)]
+        var reorderDepth: Int
+    }
+
+    private static func parse(_ buffer: UnsafeRawBufferPointer) throws(MovieFormatError) -> Parsed {
+        let units = nalUnitRanges(in: buffer)
+        // Each header byte is a cache miss, the units being far apart in a large stream; in a
+        // loop of their own the loads overlap, and the slice headers after them come along.
+        let headers = units.map { buffer[$0.lowerBound] }
+        var parameterSets: [[UInt8]] = []
+        var haveSPS = false, havePPS = false
+        for (unit, header) in zip(units, headers) {
+            let type = header & 0x1F
+            if (type == 7 && !haveSPS) || (type == 8 && !havePPS) {
+                parameterSets.append(Array(buffer[unit]))
+                if type == 7 { haveSPS = true } else { havePPS = true }
+            }
+        }
+        let configuration = try AVCDecoderConfiguration(parameterSets: parameterSets)
         let sps = configuration.sps
 
-        struct Picture { var nals: [[UInt8]]; var sync: Bool; var poc: Int; var idrPeriod: Int }
+        struct Picture { var nalUnits: Range<Int>; var sync: Bool; var poc: Int; var idrPeriod: Int }
         var pictures: [Picture] = []
-        var pending: [[UInt8]] = []  // SEI and others seen before the next picture's first slice
+        var kept: [Range<Int>] = []  // the pictures' NAL units, in the order of `pictures`
+        kept.reserveCapacity(units.count)
+        var pending: [Range<Int>] = []  // SEI and others seen before the next picture's first slice
         var pocMSB = 0, prevPOCLSB = 0, idrPeriod = -1
+        var rbsp: [UInt8] = []
 
-        for unit in units {
-            let header = unit[unit.startIndex]
+        for (unit, header) in zip(units, headers) {
             let type = header & 0x1F
             switch type {
             case 7, 8, 9:
                 continue  // parameter sets live in avcC; delimiters are not needed in a movie
             case 1, 5:
-                var r = BitReader(nalPayload: unit.dropFirst())
-                let firstMB = try r.ue()
-                _ = try r.ue()  // slice_type
-                _ = try r.ue()  // pic_parameter_set_id
-                if sps.separateColourPlane { _ = try r.bits(2) }
-                _ = try r.bits(Int(sps.log2MaxFrameNum))  // frame_num
-                if !sps.frameMBsOnly, try r.flag() { _ = try r.flag() }
+                // The fields read below take at most 288 bits (four Exp-Golomb codes of at most
+                // 63 bits, two fields of at most 16 and four flag bits). At most one byte in three
+                // is an emulation-prevention byte, so 64 bytes hold more than enough; reading only
+                // those keeps a large slice from being copied whole. They nearly always fit in
+                // 16, so those are tried first, and 64 only when 16 run out (or fail otherwise,
+                // so errors stay those of the longer read).
                 let isIDR = type == 5
-                if isIDR { _ = try r.ue() }
-                if firstMB == 0 || pictures.isEmpty {
+                func readHeader(_ length: Int) throws(MovieFormatError) -> (firstMB: UInt32, pocLSB: Int?) {
+                    let payload = unit.lowerBound + 1..<min(unit.upperBound, unit.lowerBound + 1 + length)
+                    var r = BitReader(nalPayload: buffer[payload], reusing: &rbsp)
+                    let firstMB = try r.ue()
+                    _ = try r.ue()  // slice_type
+                    _ = try r.ue()  // pic_parameter_set_id
+                    if sps.separateColourPlane { _ = try r.bits(2) }
+                    _ = try r.bits(Int(sps.log2MaxFrameNum))  // frame_num
+                    if !sps.frameMBsOnly, try r.flag() { _ = try r.flag() }
+                    if isIDR { _ = try r.ue() }
+                    guard firstMB == 0 || pictures.isEmpty, sps.pictureOrderCountType == 0 else { return (firstMB, nil) }
+                    return (firstMB, Int(try r.bits(Int(sps.log2MaxPictureOrderCountLSB))))
+                }
+                let slice: (firstMB: UInt32, pocLSB: Int?)
+                do { slice = try readHeader(16) } catch { slice = try readHeader(64) }
+                if slice.firstMB == 0 || pictures.isEmpty {
                     if isIDR {
                         idrPeriod += 1
                         pocMSB = 0
                         prevPOCLSB = 0
                     }
                     let poc: Int
-                    switch sps.pictureOrderCountType {
-                    case 0:
-                        let lsb = Int(try r.bits(Int(sps.log2MaxPictureOrderCountLSB)))
+                    if let lsb = slice.pocLSB {
                         let maxLSB = 1 << Int(sps.log2MaxPictureOrderCountLSB)
                         if lsb < prevPOCLSB && prevPOCLSB - lsb >= maxLSB / 2 {
                             pocMSB += maxLSB
@@ -106,18 +203,23 @@ public struct AnnexBStream: Sendable {
                         }
                         poc = pocMSB + lsb
                         if header & 0x60 != 0 { prevPOCLSB = lsb }  // reference picture
-                    default:
+                    } else {
                         // Types 1 and 2 as x264 writes them: output order is decode order.
                         poc = pictures.count
                     }
                     if idrPeriod < 0 { idrPeriod = 0 }
-                    pictures.append(Picture(nals: pending + [Array(unit)], sync: isIDR, poc: poc, idrPeriod: idrPeriod))
-                    pending = []
+                    let first = kept.count
+                    kept.append(contentsOf: pending)
+                    kept.append(unit)
+                    pictures.append(Picture(nalUnits: first..<kept.count, sync: isIDR, poc: poc, idrPeriod: idrPeriod))
+                    pending.removeAll(keepingCapacity: true)
                 } else {
-                    pictures[pictures.count - 1].nals.append(Array(unit))
+                    // Pending units wait for the next picture, so this one's run stays at the end.
+                    kept.append(unit)
+                    pictures[pictures.count - 1].nalUnits = pictures[pictures.count - 1].nalUnits.lowerBound..<kept.count
                 }
             default:
-                pending.append(Array(unit))
+                pending.append(unit)
             }
         }
         guard !pictures.isEmpty else { throw .invalidBitstream("the stream holds no coded pictures") }
@@ -128,9 +230,8 @@ public struct AnnexBStream: Sendable {
         }
         var presentationIndex = [Int](repeating: 0, count: pictures.count)
         for (display, decode) in displayOrder.enumerated() { presentationIndex[decode] = display }
-        accessUnits = pictures.indices.map {
-            AccessUnit(nalUnits: pictures[$0].nals, isSync: pictures[$0].sync, presentationIndex: presentationIndex[$0])
-        }
-        reorderDepth = pictures.indices.map { $0 - presentationIndex[$0] }.max() ?? 0
+        return Parsed(configuration: configuration, nalUnits: kept,
+                      pictures: pictures.indices.map { (pictures[$0].nalUnits, pictures[$0].sync, presentationIndex[$0]) },
+                      reorderDepth: pictures.indices.map { $0 - presentationIndex[$0] }.max() ?? 0)
     }
 }

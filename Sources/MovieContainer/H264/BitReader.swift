@@ -5,9 +5,16 @@ struct BitReader {
     private var bitPosition = 0
 
     /// Creates a reader over a NAL unit's payload with its emulation-prevention bytes removed.
-    init(nalPayload: ArraySlice<UInt8>) {
+    init(nalPayload: some Collection<UInt8>) {
         var rbsp: [UInt8] = []
-        rbsp.reserveCapacity(nalPayload.count)
+        self.init(nalPayload: nalPayload, reusing: &rbsp)
+    }
+
+    /// Creates a reader like ``init(nalPayload:)``, unescaping into `storage` (emptied first),
+    /// so that a loop over many NAL units allocates once.
+    init(nalPayload: some Collection<UInt8>, reusing storage: inout [UInt8]) {
+        storage.removeAll(keepingCapacity: true)
+        storage.reserveCapacity(nalPayload.count)
         var zeros = 0
         for byte in nalPayload {
             if zeros >= 2 && byte == 3 {
@@ -15,9 +22,9 @@ struct BitReader {
                 continue
             }
             zeros = byte == 0 ? zeros + 1 : 0
-            rbsp.append(byte)
+            storage.append(byte)
         }
-        bytes = rbsp
+        bytes = storage
     }
 
     var bitsLeft: Int { bytes.count * 8 - bitPosition }

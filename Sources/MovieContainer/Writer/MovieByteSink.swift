@@ -6,6 +6,11 @@ public protocol MovieByteSink: AnyObject {
     /// Writes `bytes` at `offset`.
     /// - Throws: whatever the underlying storage reports, such as a full disk.
     func write(_ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws
+    /// Writes `buffers` one after another from `offset` (for a file: `pwritev`, so bytes
+    /// gathered from many places reach the file in one call without being copied together).
+    /// The default writes each buffer with ``write(_:at:)``.
+    /// - Throws: whatever the underlying storage reports, such as a full disk.
+    func write(gathering buffers: [UnsafeRawBufferPointer], at offset: UInt64) throws
     /// Makes everything written so far durable (for a file: `fdatasync`).
     func synchronize() throws
     /// Cuts the data to `size` bytes (for a file: `ftruncate`).
@@ -18,6 +23,14 @@ public protocol MovieByteSink: AnyObject {
 }
 
 extension MovieByteSink {
+    public func write(gathering buffers: [UnsafeRawBufferPointer], at offset: UInt64) throws {
+        var position = offset
+        for buffer in buffers {
+            try write(buffer, at: position)
+            position += UInt64(buffer.count)
+        }
+    }
+
     /// Writes an array's bytes at `offset`.
     public func write(_ bytes: [UInt8], at offset: UInt64) throws {
         try bytes.withUnsafeBytes { try write($0, at: offset) }

@@ -32,6 +32,12 @@ public final class MovieWriter {
         /// Movie metadata (creation date, location, device, software…), written as `moov/meta`
         /// after the tracks; nothing is written when it is empty.
         public var metadata: [MetadataItem] = []
+        /// A Boolean value that indicates whether consecutive media writes are collected into
+        /// gathered writes of up to 4 MB (``MediaWriteBatch``) instead of one write per chunk:
+        /// for a muxer, whose media is borrowed and whose chunks may be small. Media then
+        /// reaches the sink later than ``MovieWriter/bytesWritten`` says, at the latest when
+        /// anything else is written.
+        package var coalescesMediaWrites = false
 
         public init(creationTime: QuickTimeTimestamp, metadata: [MetadataItem] = []) {
             self.creationTime = creationTime
@@ -93,6 +99,9 @@ public final class MovieWriter {
     /// benchmarks' way of recording hours of media without writing gigabytes.
     @_spi(Benchmarks) public var omitsMediaData = false
 
+    /// With ``Configuration/coalescesMediaWrites``: media not yet handed to the sink.
+    private let mediaBatch: MediaWriteBatch?
+
     /// Creates a writer that writes through `sink`.
     public convenience init(sink: any MovieByteSink, configuration: Configuration) {
         self.init(sink: sink, configuration: configuration, tableBlockSize: Self.defaultTableBlockSize)
@@ -103,6 +112,7 @@ public final class MovieWriter {
         self.sink = sink
         self.configuration = configuration
         spill = SampleTableSpill(sink: sink, blockSize: tableBlockSize)
+        mediaBatch = configuration.coalescesMediaWrites ? MediaWriteBatch() : nil
     }
 
     /// The number of bytes written to the sink so far, pending chunks excluded.
@@ -200,9 +210,41 @@ public final class MovieWriter {
     /// - Throws: ``MovieWriterError`` for bad timestamps, a wrong track or a failed write.
     public func appendVideoSample(_ data: UnsafeRawBufferPointer, to track: TrackID, decodeTime: Int64,
                                   presentationTime: Int64, isSync: Bool) throws {
+        try appendVideoSample(size: data.count, to: track, decodeTime: decodeTime, presentationTime: presentationTime,
+                              isSync: isSync) { $0.append(copying: data) }
+    }
+
+    /// Appends one H.264 video sample, each NAL unit behind its four-byte length, without
+    /// copying the NAL units: their bytes go to the sink when the sample's chunk or fragment is
+    /// written, gathered with the other samples' into one write.
+    ///
+    /// - Important: `bytes` must stay valid and unchanged until ``finish(endTimes:)`` returns (or
+    ///   the writer fails and is discarded), such as a mapped input file's.
+    /// - Parameters:
+    ///   - nalUnits: where the sample's NAL units lie in `bytes`, as
+    ///     ``AnnexBStream/AccessUnit/nalUnitRanges``.
+    ///   - others: as ``appendVideoSample(_:to:decodeTime:presentationTime:isSync:)``.
+    package func appendVideoSample(borrowingNALUnits nalUnits: ArraySlice<Range<Int>>, of bytes: UnsafeRawBufferPointer,
+                                   to track: TrackID, decodeTime: Int64, presentationTime: Int64, isSync: Bool) throws {
+        var size = 0
+        for range in nalUnits {
+            precondition(range.lowerBound >= 0 && range.upperBound <= bytes.count, "a NAL unit lies outside its bytes")
+            size += 4 + range.count
+        }
+        try appendVideoSample(size: size, to: track, decodeTime: decodeTime, presentationTime: presentationTime,
+                              isSync: isSync) { media in
+            for range in nalUnits {
+                media.append(bigEndian: UInt32(range.count))
+                media.append(borrowing: UnsafeRawBufferPointer(rebasing: bytes[range]))
+            }
+        }
+    }
+
+    private func appendVideoSample(size: Int, to track: TrackID, decodeTime: Int64, presentationTime: Int64, isSync: Bool,
+                                   bytes appendBytes: (inout PendingMedia) -> Void) throws {
         let builder = try self.track(track, video: true)
-        guard !data.isEmpty, data.count <= Int(UInt32.max) else {
-            throw MovieWriterError(.invalidSample, "\(track): a video sample of \(data.count) bytes cannot be stored")
+        guard size > 0, size <= Int(UInt32.max) else {
+            throw MovieWriterError(.invalidSample, "\(track): a video sample of \(size) bytes cannot be stored")
         }
         if builder.firstDecodeTime != nil {
             guard decodeTime > builder.lastDecodeTime, decodeTime - builder.lastDecodeTime <= Int64(UInt32.max) else {
@@ -223,16 +265,16 @@ public final class MovieWriter {
                 try writeFragment(nextDecodeTimes: [builder.id: decodeTime])
             }
             if builder === drivingTrack, builder.fragmentSamples.isEmpty { fragmentStart = decodeTime }
-            builder.fragmentSamples.append(.init(size: UInt32(data.count), decodeTime: decodeTime,
+            builder.fragmentSamples.append(.init(size: UInt32(size), decodeTime: decodeTime,
                                                  compositionOffset: Int32(presentationTime - decodeTime), isSync: isSync))
         } else if builder.chunkSampleCount > 0, decodeTime - builder.chunkStartTime >= builder.chunkTicks {
             try writeChunk(of: builder)
         }
         if builder.chunkSampleCount == 0 { builder.chunkStartTime = decodeTime }
-        builder.appendPending(data, keepingBytes: !omitsMediaData)
+        if omitsMediaData { builder.chunk.append(omitting: size) } else { appendBytes(&builder.chunk) }
         builder.chunkSampleCount += 1
         try updatingTables {
-            try builder.recordVideoSample(size: data.count, decodeTime: decodeTime, presentationTime: presentationTime, isSync: isSync)
+            try builder.recordVideoSample(size: size, decodeTime: decodeTime, presentationTime: presentationTime, isSync: isSync)
         }
     }
 
@@ -253,6 +295,20 @@ public final class MovieWriter {
     ///     ticks of the sample rate (negative when audio began before the movie).
     /// - Throws: ``MovieWriterError`` for partial frames, a wrong track or a failed write.
     public func appendAudioFrames(_ data: UnsafeRawBufferPointer, to track: TrackID, startTime: Int64 = 0) throws {
+        try appendAudioFrames(data, to: track, startTime: startTime, borrowing: false)
+    }
+
+    /// Appends interleaved PCM frames without copying them: their bytes go to the sink when the
+    /// chunk or fragment is written.
+    ///
+    /// - Important: `data` must stay valid and unchanged until ``finish(endTimes:)`` returns (or
+    ///   the writer fails and is discarded), such as a mapped input file's.
+    /// - Parameters: as ``appendAudioFrames(_:to:startTime:)``.
+    package func appendAudioFrames(borrowing data: UnsafeRawBufferPointer, to track: TrackID, startTime: Int64 = 0) throws {
+        try appendAudioFrames(data, to: track, startTime: startTime, borrowing: true)
+    }
+
+    private func appendAudioFrames(_ data: UnsafeRawBufferPointer, to track: TrackID, startTime: Int64, borrowing: Bool) throws {
         let builder = try self.track(track, video: false)
         guard data.count % builder.bytesPerFrame == 0 else {
             throw MovieWriterError(.invalidSample,
@@ -262,7 +318,13 @@ public final class MovieWriter {
         guard frames > 0 else { return }
         try begin()
         if builder.chunkSampleCount == 0 { builder.chunkStartTime = builder.decodeEnd }
-        builder.appendPending(data, keepingBytes: !omitsMediaData)
+        if omitsMediaData {
+            builder.chunk.append(omitting: data.count)
+        } else if borrowing {
+            builder.chunk.append(borrowing: data)
+        } else {
+            builder.chunk.append(copying: data)
+        }
         builder.chunkSampleCount += UInt32(frames)
         try updatingTables { try builder.recordAudioFrames(frames, startTime: startTime) }
         if let interval = configuration.fragmentInterval {
@@ -284,16 +346,75 @@ public final class MovieWriter {
 
     private func writeChunk(of builder: TrackBuilder) throws {
         let offset = fileOffset
-        if !omitsMediaData {
-            try builder.chunk.withUnsafeBytes { try store($0, at: offset, step: "writing media of track \(builder.id)") }
-        }
-        fileOffset += UInt64(builder.chunkByteCount)
+        try storeMedia([(builder, builder.chunk.count)], at: offset, step: "writing media of track \(builder.id)")
+        fileOffset += UInt64(builder.chunk.count)
         try updatingTables { try builder.recordChunk(at: offset) }
     }
 
+    /// Writes `header`, then the first `count` pending bytes of each track, from `offset`: into
+    /// the media batch when writes are coalesced and the copied bytes fit, otherwise at once in
+    /// one gathered write.
+    private func storeMedia(header: UnsafeRawBufferPointer = UnsafeRawBufferPointer(start: nil, count: 0),
+                            _ parts: [(track: TrackBuilder, count: Int)], at offset: UInt64, step: String) throws {
+        if omitsMediaData {  // the pending media is only a byte count: a hole in the file
+            if !header.isEmpty { try store(header, at: offset, step: step) }
+            return
+        }
+        if let batch = mediaBatch {
+            if !batch.continues(at: offset) { try flushMedia() }
+            let copied = header.count + parts.reduce(0) { $0 + $1.track.chunk.copiedCount(prefix: $1.count) }
+            if copied > batch.stagingSpace { try flushMedia() }
+            if copied <= batch.stagingSpace {
+                if batch.isEmpty { batch.begin(at: offset) }
+                batch.append(copying: header)
+                for part in parts {
+                    part.track.chunk.forEachBuffer(prefix: part.count) { buffer, isBorrowed in
+                        if isBorrowed { batch.append(borrowing: buffer) } else { batch.append(copying: buffer) }
+                    }
+                }
+                if batch.isFull { try flushMedia() }
+                return
+            }
+        }
+        func gather(from index: Int, _ buffers: [UnsafeRawBufferPointer]) throws {
+            guard index < parts.count else { return try store(gathering: buffers, at: offset, step: step) }
+            try parts[index].track.chunk.withBuffers(prefix: parts[index].count) { try gather(from: index + 1, buffers + $0) }
+        }
+        try gather(from: 0, header.isEmpty ? [] : [header])
+    }
+
+    /// Hands the media batch to the sink.
+    private func flushMedia() throws {
+        guard let batch = mediaBatch, !batch.isEmpty else { return }
+        defer { batch.removeAll() }
+        try write(gathering: batch.buffers, at: batch.offset, step: "writing media")
+    }
+
+    /// Writes `bytes` after any batched media.
     private func store(_ bytes: UnsafeRawBufferPointer, at offset: UInt64, step: String) throws {
+        try flushMedia()
+        try write(bytes, at: offset, step: step)
+    }
+
+    /// Writes `buffers` after any batched media.
+    private func store(gathering buffers: [UnsafeRawBufferPointer], at offset: UInt64, step: String) throws {
+        try flushMedia()
+        try write(gathering: buffers, at: offset, step: step)
+    }
+
+    private func write(_ bytes: UnsafeRawBufferPointer, at offset: UInt64, step: String) throws {
         do {
             try sink.write(bytes, at: offset)
+        } catch {
+            state = .failed
+            throw MovieWriterError(.writeFailed, step + " at byte \(offset)", underlying: error)
+        }
+    }
+
+    private func write(gathering buffers: [UnsafeRawBufferPointer], at offset: UInt64, step: String) throws {
+        if buffers.count == 1 { return try write(buffers[0], at: offset, step: step) }
+        do {
+            try sink.write(gathering: buffers, at: offset)
         } catch {
             state = .failed
             throw MovieWriterError(.writeFailed, step + " at byte \(offset)", underlying: error)
@@ -312,6 +433,7 @@ public final class MovieWriter {
         self.sink = sink
         self.configuration = configuration
         spill = SampleTableSpill(sink: sink, blockSize: Self.defaultTableBlockSize)
+        mediaBatch = nil
         state = .writing
         fileOffset = mediaEnd
     }
@@ -447,17 +569,17 @@ public final class MovieWriter {
         let header = try moof(offsets)
         let payload = parts.reduce(0) { $0 + $1.bytes }
         let fragmentStartOffset = fileOffset
-        var mdat = ByteWriter(capacity: 8 + (omitsMediaData ? 0 : payload))
+        var mdat = ByteWriter(capacity: 8)
         let mdatSize = 8 + payload
         guard mdatSize <= Int(UInt32.max) else {
             throw MovieWriterError(.invalidSample, "writing a fragment: \(payload) bytes of media do not fit one fragment; use a shorter fragment interval")
         }
         mdat.write(UInt32(mdatSize))
         mdat.write("mdat" as FourCC)
-        if !omitsMediaData {
-            for part in parts { mdat.write(contentsOf: part.track.chunk.prefix(part.bytes)) }
+        try mdat.bytes.withUnsafeBytes {
+            try storeMedia(header: $0, parts.map { ($0.track, $0.bytes) }, at: fragmentStartOffset + UInt64(moofSize),
+                           step: "writing fragment \(fragmentSequence)'s media")
         }
-        try store(mdat.bytes, at: fragmentStartOffset + UInt64(moofSize), step: "writing fragment \(fragmentSequence)'s media")
         try store(header, at: fragmentStartOffset, step: "writing fragment \(fragmentSequence)'s header")
         if configuration.durability == .syncEachFragment {
             do { try sink.synchronize() } catch {

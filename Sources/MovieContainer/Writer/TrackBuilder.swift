@@ -34,9 +34,8 @@ final class TrackBuilder {
     var minPresentationTime: Int64 = .max
     var finalDuration: UInt32?
 
-    // The chunk being collected: its bytes (unless the writer omits media data) and size.
-    var chunk: [UInt8] = []
-    var chunkByteCount = 0
+    // The chunk being collected (only its size when the writer omits media data).
+    var chunk = PendingMedia()
     var chunkSampleCount: UInt32 = 0
     var chunkStartTime: Int64 = 0
 
@@ -175,17 +174,10 @@ final class TrackBuilder {
         sampleCount = frames
     }
 
-    /// Adds a pending sample's bytes to the chunk, or only its size.
-    func appendPending(_ data: UnsafeRawBufferPointer, keepingBytes: Bool) {
-        if keepingBytes { chunk.append(contentsOf: data) }
-        chunkByteCount += data.count
-    }
-
     /// Records a chunk written at `offset` holding the pending samples.
     func recordChunk(at offset: UInt64) throws {
         try addChunk(at: offset, sampleCount: chunkSampleCount)
-        chunk.removeAll(keepingCapacity: true)
-        chunkByteCount = 0
+        chunk.removeAll()
         chunkSampleCount = 0
     }
 
@@ -197,8 +189,7 @@ final class TrackBuilder {
 
     /// Removes the first `count` pending samples (and their bytes) once they are written.
     func consumePending(samples count: Int, bytes: Int) {
-        chunk.removeFirst(min(bytes, chunk.count))
-        chunkByteCount -= bytes
+        chunk.removeFirst(bytes)
         chunkSampleCount -= UInt32(count)
         if isVideo { fragmentSamples.removeFirst(count) }
     }

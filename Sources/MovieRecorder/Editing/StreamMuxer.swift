@@ -34,6 +34,15 @@ public struct StreamMuxer {
         public var overwrite = false
         /// Movie metadata, written as `moov/meta`; see ``MovieWriter/Configuration/metadata``.
         public var metadata: [MetadataItem] = []
+        /// How often a movie fragment is written, or `nil` (the default) to write the classic
+        /// layout directly. With fragments the file is written as a recording is and finished
+        /// into an ordinary movie; see ``MovieWriter/Configuration/fragmentInterval``.
+        public var fragmentInterval: Duration?
+        /// A Boolean value that indicates whether the movie is forced to the disk (`fdatasync`)
+        /// before ``StreamMuxer/mux(video:audio:to:options:)`` returns, and with fragments after
+        /// each one. Off by default: like `cp`, a remux of files that still exist leaves the
+        /// write-back to the kernel.
+        public var synchronizesToDisk = false
 
         public init() {}
     }
@@ -50,8 +59,12 @@ public struct StreamMuxer {
                            options: Options) throws -> MovieWriter.Summary {
         let output = try RandomAccessFile(path: outputPath, mode: options.overwrite ? .createOrTruncate : .createNew)
         do {
+            // The media, which the movie holds at least, goes into blocks reserved at once.
+            let videoBytes = video.accessUnits.reduce(UInt64(0)) { $0 + UInt64($1.lengthPrefixedCount) }
+            let audioBytes = audio.map { audioFrameCount(video: video, wav: $0.wav, rate: options.frameRate) * UInt64($0.wav.format.bytesPerFrame) }
+            try output.reserve(videoBytes + (audioBytes ?? 0))
             let summary = try mux(video: video, audio: audio, into: output, options: options)
-            try output.synchronize()
+            if options.synchronizesToDisk { try output.synchronize() }
             try output.close()
             return summary
         } catch {
@@ -64,43 +77,75 @@ public struct StreamMuxer {
     static func mux(video: AnnexBStream, audio: (wav: WAVFile, path: String)?, into sink: any MovieByteSink,
                     options: Options) throws -> MovieWriter.Summary {
         let now = QuickTimeTimestamp(unixSeconds: Int64(SystemClock.unixSeconds()))
-        let writer = MovieWriter(sink: sink, configuration: .init(creationTime: options.creationTime ?? now,
-                                                                   metadata: options.metadata))
+        var configuration = MovieWriter.Configuration(creationTime: options.creationTime ?? now, metadata: options.metadata)
+        configuration.fragmentInterval = options.fragmentInterval
+        configuration.coalescesMediaWrites = true
+        if options.synchronizesToDisk { configuration.durability = .syncEachFragment }
+        let writer = MovieWriter(sink: sink, configuration: configuration)
         let rate = options.frameRate
         let videoTrack = try writer.addVideoTrack(VideoTrackFormat(
             h264: video.configuration, timescale: rate.timescale, orientation: options.orientation,
             nominalFrameDuration: rate.frameDuration))
         var audioTrack: TrackID?
-        var audioFile: RandomAccessFile?
+        var audioBytes = ImmutableBytes([])
         if let audio {
             audioTrack = try writer.addAudioTrack(AudioTrackFormat(pcm: audio.wav.format))
-            audioFile = try RandomAccessFile(path: audio.path, mode: .read)
+            let file = try RandomAccessFile(path: audio.path, mode: .read)
+            defer { try? file.close() }
+            audioBytes = try file.mappedContents()
         }
-        defer { try? audioFile?.close() }
 
         let frameTicks = Int64(rate.frameDuration)
         let delay = Int64(video.reorderDepth)
         let videoFrames = video.accessUnits.count
         // Audio no longer than the video, fed in step with it so chunks interleave.
         let bytesPerFrame = UInt64(audio?.wav.format.bytesPerFrame ?? 1)
-        let videoSeconds = Double(videoFrames) * Double(rate.seconds) / Double(rate.frames)
-        let audioFrames = min(audio?.wav.frameCount ?? 0, UInt64(videoSeconds * Double(audio?.wav.format.sampleRate ?? 0)))
+        let audioFrames = audio.map { audioFrameCount(video: video, wav: $0.wav, rate: rate) } ?? 0
+        if let audio, UInt64(audioBytes.count) < audio.wav.dataOffset + audioFrames * bytesPerFrame {
+            throw WAVFile.FormatError(path: audio.path, reason: "it became shorter than its header says while it was being read")
+        }
         var audioDone: UInt64 = 0
-        for (index, unit) in video.accessUnits.enumerated() {
-            let decodeTime = (Int64(index) - delay) * frameTicks
-            let presentationTime = Int64(unit.presentationIndex) * frameTicks
-            try writer.appendVideoSample(unit.lengthPrefixed, to: videoTrack, decodeTime: decodeTime,
-                                         presentationTime: presentationTime, isSync: unit.isSync)
-            if let audio, let audioTrack, let audioFile {
-                let due = min(audioFrames, UInt64(Double(index + 1) / Double(videoFrames) * Double(audioFrames)))
-                if due > audioDone {
-                    let bytes = try audioFile.read(at: audio.wav.dataOffset + audioDone * bytesPerFrame,
-                                                   count: Int((due - audioDone) * bytesPerFrame))
-                    try writer.appendAudioFrames(bytes, to: audioTrack)
-                    audioDone = due
+        // Samples go to the writer as the inputs' own memory, which stays mapped until the
+        // movie is finished; the writer hands it to the file system in gathered writes.
+        return try video.bytes.withUnsafeBytes { videoBytes in
+            try audioBytes.withUnsafeBytes { audioBytes in
+                for (index, unit) in video.accessUnits.enumerated() {
+                    let decodeTime = (Int64(index) - delay) * frameTicks
+                    let presentationTime = Int64(unit.presentationIndex) * frameTicks
+                    try writer.appendVideoSample(borrowingNALUnits: unit.nalUnitRanges, of: videoBytes, to: videoTrack,
+                                                 decodeTime: decodeTime, presentationTime: presentationTime, isSync: unit.isSync)
+                    if let audio, let audioTrack {
+                        let due = min(audioFrames, UInt64(Double(index + 1) / Double(videoFrames) * Double(audioFrames)))
+                        if due > audioDone {
+                            let from = Int(audio.wav.dataOffset + audioDone * bytesPerFrame)
+                            let to = Int(audio.wav.dataOffset + due * bytesPerFrame)
+                            try writer.appendAudioFrames(borrowing: UnsafeRawBufferPointer(rebasing: audioBytes[from..<to]), to: audioTrack)
+                            audioDone = due
+                        }
+                    }
                 }
+                return try writer.finish(endTimes: [videoTrack: Int64(videoFrames) * frameTicks - delay * frameTicks])
             }
         }
-        return try writer.finish(endTimes: [videoTrack: Int64(videoFrames) * frameTicks - delay * frameTicks])
+    }
+}
+
+extension StreamMuxer {
+    /// How many frames of `wav` go into the movie: no more than last as long as the video.
+    static func audioFrameCount(video: AnnexBStream, wav: WAVFile, rate: FrameRate) -> UInt64 {
+        let videoSeconds = Double(video.accessUnits.count) * Double(rate.seconds) / Double(rate.frames)
+        return min(wav.frameCount, UInt64(videoSeconds * Double(wav.format.sampleRate)))
+    }
+}
+
+extension AnnexBStream {
+    /// Parses the Annex-B stream in the file at `path`, mapped rather than read; see
+    /// ``RandomAccessFile/mappedContents()``.
+    /// - Throws: ``FileError`` when the file cannot be read, ``MovieFormatError`` when it is not
+    ///   an H.264 stream.
+    public init(contentsOfFile path: String) throws {
+        let file = try RandomAccessFile(path: path, mode: .read)
+        defer { try? file.close() }
+        try self.init(annexB: file.mappedContents())
     }
 }

@@ -1,5 +1,6 @@
 #if canImport(Glibc)
 import Glibc
+import CLinux
 #elseif canImport(Darwin)
 import Darwin
 #endif
@@ -209,6 +210,59 @@ public final class RandomAccessFile: MovieByteSink, MovieByteSource, MovieScratc
         }
     }
 
+    /// Writes `buffers` one after another from `offset` with `pwritev`, up to `IOV_MAX` buffers
+    /// a call, continuing after a partial write.
+    public func write(gathering buffers: [UnsafeRawBufferPointer], at offset: UInt64) throws {
+        let fd = try checkedDescriptor("writing")
+        let total = buffers.reduce(0) { $0 + $1.count }
+        var vectors = buffers.compactMap { buffer in
+            buffer.isEmpty ? nil : iovec(iov_base: UnsafeMutableRawPointer(mutating: buffer.baseAddress), iov_len: buffer.count)
+        }
+        var first = 0
+        var position = off_t(offset)
+        try vectors.withUnsafeMutableBufferPointer { vectors in
+            while first < vectors.count {
+                let n = pwritev(fd, vectors.baseAddress! + first, Int32(min(vectors.count - first, Self.maximumVectors)), position)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw FileError(path: path, step: "writing \(total) bytes at byte \(offset)", errno: errno)
+                }
+                guard n > 0 else { throw FileError(path: path, step: "writing \(total) bytes at byte \(offset)", errno: EIO) }
+                position += off_t(n)
+                var left = n
+                while left > 0, left >= vectors[first].iov_len {  // whole buffers written
+                    left -= vectors[first].iov_len
+                    first += 1
+                }
+                if left > 0 {  // a partial write ends inside this buffer
+                    vectors[first].iov_base = vectors[first].iov_base! + left
+                    vectors[first].iov_len -= left
+                }
+            }
+        }
+    }
+
+    /// The most buffers one `pwritev` takes (`IOV_MAX`, 1024 on Linux).
+    private static let maximumVectors = 1024
+
+    /// Reserves disk blocks for the first `count` bytes before they are written, without
+    /// changing the file's size (`fallocate` with `FALLOC_FL_KEEP_SIZE`).
+    ///
+    /// Writes into reserved blocks skip the file system's per-block allocation (on ext4 about a
+    /// tenth of a buffered write), and a full disk shows before anything is written. Reserve no
+    /// more than will be written: blocks past the end stay allocated until the file is cut.
+    /// - Throws: ``FileError`` (``FileError/Code/noSpace``) when the disk cannot hold them; a file
+    ///   system that cannot reserve is not an error.
+    public func reserve(_ count: UInt64) throws {
+        let fd = try checkedDescriptor("reserving space")
+        guard count > 0, count <= UInt64(Int64.max) else { return }
+        var result: Int32
+        repeat { result = CLinux_fallocate(fd, CLinux_FALLOC_FL_KEEP_SIZE(), 0, Int64(count)) } while result < 0 && errno == EINTR
+        if result < 0, errno == ENOSPC || errno == EDQUOT || errno == EFBIG {
+            throw FileError(path: path, step: "reserving \(count) bytes", errno: errno)
+        }
+    }
+
     public func synchronize() throws {
         let fd = try checkedDescriptor("syncing")
         var result: Int32
@@ -239,6 +293,30 @@ public final class RandomAccessFile: MovieByteSink, MovieByteSource, MovieScratc
     public static func remove(_ path: String) throws {
         guard unlink(path) == 0 || errno == ENOENT else { throw FileError(path: path, step: "removing", errno: errno) }
     }
+
+    /// The whole file's bytes, mapped read-only (`mmap`) and read ahead into memory, without a
+    /// copy; a file that cannot be mapped is read instead. The mapping outlives this object and
+    /// is removed (`munmap`) when the last reference to the bytes goes.
+    ///
+    /// - Important: the file must not be truncated while it is mapped: reading a page past its
+    ///   new end raises `SIGBUS`. Nor should it be written, or the bytes change.
+    /// - Throws: ``FileError`` when the file cannot be read.
+    public func mappedContents() throws -> ImmutableBytes {
+        let fd = try checkedDescriptor("mapping")
+        let count = Int(size)
+        guard count > 0 else { return ImmutableBytes(try read(at: 0, count: count)) }
+        // Read ahead only what memory can hold; a larger file is faulted in as it is used.
+        let flags = MAP_PRIVATE | (count <= Self.readAheadLimit ? MAP_POPULATE : 0)
+        guard let address = mmap(nil, count, PROT_READ, flags, fd, 0), address != UnsafeMutableRawPointer(bitPattern: -1) else {
+            return ImmutableBytes(try read(at: 0, count: count))  // MAP_FAILED: not a regular file
+        }
+        return ImmutableBytes(unsafeUnchangingBuffer: UnsafeRawBufferPointer(start: address, count: count)) { buffer in
+            munmap(UnsafeMutableRawPointer(mutating: buffer.baseAddress), buffer.count)
+        }
+    }
+
+    /// The largest file ``mappedContents()`` reads ahead in one go.
+    private static let readAheadLimit = 1 << 31
 
     /// Reads a whole file.
     public static func readAll(_ path: String) throws -> [UInt8] {
