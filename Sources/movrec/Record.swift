@@ -105,8 +105,8 @@ func record(_ arguments: Arguments) async throws -> Int32 {
     if noFragments {
         movie.movieFragmentInterval = nil
     } else if let fragmentText {
-        guard let seconds = Double(fragmentText), seconds > 0 else {
-            throw Arguments.UsageError(description: "--fragment-interval \(fragmentText) is not a positive number of seconds")
+        guard let seconds = Double(fragmentText), seconds > 0, seconds <= 86_400 else {
+            throw Arguments.UsageError(description: "--fragment-interval \(fragmentText) is not a positive number of seconds (up to 86400)")
         }
         movie.movieFragmentInterval = .nanoseconds(Int64(seconds * 1e9))
     }

@@ -109,6 +109,14 @@ import Testing
         #expect(result.error.contains("--rotation and --gravity exclude each other"))
     }
 
+    @Test(arguments: ["inf", "nan", "0", "-1", "1e300"])
+    func aFragmentIntervalThatIsNotADurationIsAUsageError(interval: String) throws {
+        let result = try run(movrecPath(), ["record", "/tmp/never.mov", "--video", "testsrc", "--fragment-interval", interval])
+        #expect(result.status == 2, "\(interval): \(result.error)")
+        #expect(result.error.contains("--fragment-interval \(interval) is not a positive number of seconds"))
+        #expect(!FileManager.default.fileExists(atPath: "/tmp/never.mov"))
+    }
+
     @Test func photoWritesExifOrientation() throws {
         let dir = try TemporaryDirectory()
         defer { dir.cleanUp() }
