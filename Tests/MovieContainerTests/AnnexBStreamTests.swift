@@ -53,24 +53,6 @@ import Testing
         }
     }
 
-    @Test("start codes searched in two pieces split anywhere are the start codes of the whole")
-    func searchInPiecesMatchesTheWhole() {
-        var generator = Generator(state: 11)
-        let alphabet: [UInt8] = [0, 0, 0, 0, 1, 1, 3, 0x65, 0xFF]
-        for length in [0, 1, 2, 3, 5, 17, 40, 129, 700] {
-            let bytes = (0..<length).map { _ in alphabet.randomElement(using: &generator)! }
-            bytes.withUnsafeBytes { buffer in
-                let whole = AnnexBStream.startCodes(in: buffer, positions: 0..<length)
-                for split in 0...length {
-                    let pieces = AnnexBStream.startCodes(in: buffer, positions: 0..<split)
-                        + AnnexBStream.startCodes(in: buffer, positions: split..<length)
-                    #expect(pieces == whole, "split at \(split) of \(bytes)")
-                }
-                #expect(AnnexBStream.nalUnitRanges(in: buffer, startCodes: whole) == Self.referenceNALUnits(bytes))
-            }
-        }
-    }
-
     @Test("a start code at every offset of a block, three- and four-byte, with trailing zeros")
     func startCodeAtEveryOffset() {
         for offset in 0..<40 {

@@ -34,21 +34,6 @@ import Testing
         return sink.bytes
     }
 
-    @Test("a stream searched on two threads parses to the access units of one search")
-    func twoThreadSearchFindsTheSameAccessUnits() throws {
-        let dir = try TemporaryDirectory()
-        defer { dir.cleanUp() }
-        let bytes = try RandomAccessFile.readAll(fixture("testsrc-bframes.264"))
-        let path = dir.file("stream.264")
-        try writeFile(path, bytes)
-        let one = try AnnexBStream(annexB: bytes)
-        let two = try AnnexBStream(contentsOfFile: path, parallelSearchThreshold: 0)
-        #expect(two.accessUnits.count == one.accessUnits.count)
-        #expect(two.accessUnits.map(\.lengthPrefixed) == one.accessUnits.map(\.lengthPrefixed))
-        #expect(two.accessUnits.map(\.presentationIndex) == one.accessUnits.map(\.presentationIndex))
-        #expect(two.reorderDepth == one.reorderDepth)
-    }
-
     func options(fragmentInterval: Duration?) -> StreamMuxer.Options {
         var options = StreamMuxer.Options()
         options.creationTime = goldenCreationTime

@@ -64,57 +64,42 @@ public struct AnnexBStream: Sendable {
     ///
     /// - Complexity: O(*n*), sixteen bytes at a time.
     public static func nalUnitRanges(in buffer: UnsafeRawBufferPointer) -> [Range<Int>] {
-        nalUnitRanges(in: buffer, startCodes: startCodes(in: buffer, positions: 0..<buffer.count))
-    }
-
-    /// The positions `p` in `positions` where a start code begins: bytes `p` and `p + 1` zero
-    /// and `p + 2` one. Start codes never overlap, so the positions of a buffer can be searched
-    /// in pieces (on several threads) and the results put end to end.
-    ///
-    /// - Complexity: O(*n*), sixteen positions at a time from three overlapping loads; start
-    ///   codes are rare, so almost every block is one test.
-    package static func startCodes(in buffer: UnsafeRawBufferPointer, positions: Range<Int>) -> [Int] {
-        var found: [Int] = []
-        let n = buffer.count
-        guard n >= 3, let base = buffer.baseAddress else { return found }
-        let end = min(positions.upperBound, n - 2)
-        var i = max(0, positions.lowerBound)
-        let zero = SIMD16<UInt8>(repeating: 0), one = SIMD16<UInt8>(repeating: 1)
-        while i + 16 <= end {
-            let first = base.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
-            let second = base.loadUnaligned(fromByteOffset: i + 1, as: SIMD16<UInt8>.self)
-            let third = base.loadUnaligned(fromByteOffset: i + 2, as: SIMD16<UInt8>.self)
-            let hits = (first .== zero) .& (second .== zero) .& (third .== one)
-            if any(hits) {
-                for k in 0..<16 where hits[k] { found.append(i + k) }
-            }
-            i += 16
-        }
-        while i < end {
-            if base.load(fromByteOffset: i, as: UInt8.self) == 0, base.load(fromByteOffset: i + 1, as: UInt8.self) == 0,
-               base.load(fromByteOffset: i + 2, as: UInt8.self) == 1 {
-                found.append(i)
-            }
-            i += 1
-        }
-        return found
-    }
-
-    /// The NAL units between the start codes at `startCodes` (increasing), as
-    /// ``nalUnitRanges(in:)`` finds them.
-    package static func nalUnitRanges(in buffer: UnsafeRawBufferPointer, startCodes: [Int]) -> [Range<Int>] {
         var units: [Range<Int>] = []
-        units.reserveCapacity(startCodes.count)
-        guard let base = buffer.baseAddress else { return units }
         let n = buffer.count
+        guard n >= 3, let base = buffer.baseAddress else { return units }
         var start = -1  // where the current unit began; -1 before the first start code
-        for p in startCodes {
+
+        // A start code at `p` (bytes p, p+1 zero, p+2 one) ends the current unit and starts one.
+        // Start codes never overlap, so finding them in any order of checks finds the same ones.
+        func startCode(at p: Int) {
             if start >= 0 {
                 var end = p
                 while end > start, base.load(fromByteOffset: end - 1, as: UInt8.self) == 0 { end -= 1 }
                 if end > start { units.append(start..<end) }
             }
             start = p + 3
+        }
+
+        // Sixteen positions at a time: bytes p and p + 1 zero and p + 2 one, from three
+        // overlapping loads. Start codes are rare, so almost every block is one test.
+        var i = 0
+        let zero = SIMD16<UInt8>(repeating: 0), one = SIMD16<UInt8>(repeating: 1)
+        while i + 18 <= n {
+            let first = base.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
+            let second = base.loadUnaligned(fromByteOffset: i + 1, as: SIMD16<UInt8>.self)
+            let third = base.loadUnaligned(fromByteOffset: i + 2, as: SIMD16<UInt8>.self)
+            let found = (first .== zero) .& (second .== zero) .& (third .== one)
+            if any(found) {
+                for k in 0..<16 where found[k] { startCode(at: i + k) }
+            }
+            i += 16
+        }
+        while i + 2 < n {
+            if base.load(fromByteOffset: i, as: UInt8.self) == 0, base.load(fromByteOffset: i + 1, as: UInt8.self) == 0,
+               base.load(fromByteOffset: i + 2, as: UInt8.self) == 1 {
+                startCode(at: i)
+            }
+            i += 1
         }
         if start >= 0, start < n { units.append(start..<n) }
         return units
@@ -131,16 +116,7 @@ public struct AnnexBStream: Sendable {
     /// - Throws: ``MovieFormatError`` when the stream has no SPS/PPS, no pictures, or a slice
     ///   header that does not parse.
     public init(annexB bytes: ImmutableBytes) throws(MovieFormatError) {
-        try self.init(annexB: bytes, startCodes: nil)
-    }
-
-    /// Parses an Annex-B stream whose start codes were already found (see
-    /// ``startCodes(in:positions:)``), or finds them when `startCodes` is `nil`.
-    package init(annexB bytes: ImmutableBytes, startCodes: [Int]?) throws(MovieFormatError) {
-        let parsed = try bytes.withUnsafeBytes { (buffer) throws(MovieFormatError) in
-            try Self.parse(buffer, units: Self.nalUnitRanges(
-                in: buffer, startCodes: startCodes ?? Self.startCodes(in: buffer, positions: 0..<buffer.count)))
-        }
+        let parsed = try bytes.withUnsafeBytes { (buffer) throws(MovieFormatError) in try Self.parse(buffer) }
         self.bytes = bytes
         configuration = parsed.configuration
         reorderDepth = parsed.reorderDepth
@@ -158,7 +134,8 @@ public struct AnnexBStream: Sendable {
         var reorderDepth: Int
     }
 
-    private static func parse(_ buffer: UnsafeRawBufferPointer, units: [Range<Int>]) throws(MovieFormatError) -> Parsed {
+    private static func parse(_ buffer: UnsafeRawBufferPointer) throws(MovieFormatError) -> Parsed {
+        let units = nalUnitRanges(in: buffer)
         // Each header byte is a cache miss, the units being far apart in a large stream; in a
         // loop of their own the loads overlap, and the slice headers after them come along.
         let headers = units.map { buffer[$0.lowerBound] }

@@ -143,40 +143,9 @@ extension AnnexBStream {
     /// ``RandomAccessFile/mappedContents()``.
     /// - Throws: ``FileError`` when the file cannot be read, ``MovieFormatError`` when it is not
     ///   an H.264 stream.
-    ///
-    /// A large stream's start codes are searched on two threads, each over half the file: the
-    /// search is the one pass over every byte that copying the file does not need.
     public init(contentsOfFile path: String) throws {
-        try self.init(contentsOfFile: path, parallelSearchThreshold: 4 << 20)
-    }
-
-    /// Streams of at least `parallelSearchThreshold` bytes are searched on two threads.
-    init(contentsOfFile path: String, parallelSearchThreshold: Int) throws {
         let file = try RandomAccessFile(path: path, mode: .read)
         defer { try? file.close() }
-        let bytes = try file.mappedContents()
-        let startCodes: [Int]? = bytes.withUnsafeBytes { buffer in
-            guard buffer.count >= max(parallelSearchThreshold, 64), let base = buffer.baseAddress else { return nil }
-            let middle = buffer.count / 2
-            let firstHalf = UnsafeTransfer(UnsafeRawBufferPointer(start: base, count: buffer.count))
-            let found = JoinedResult<[Int]>()
-            // The mapping outlives the thread: it is joined before this closure returns.
-            let helper = DedicatedThread(name: "annexb search") {
-                found.set(AnnexBStream.startCodes(in: firstHalf.value, positions: 0..<middle))
-            }
-            let secondHalf = AnnexBStream.startCodes(in: buffer, positions: middle..<buffer.count)
-            helper.join()
-            return (found.take() ?? AnnexBStream.startCodes(in: buffer, positions: 0..<middle)) + secondHalf
-        }
-        try self.init(annexB: bytes, startCodes: startCodes)
+        try self.init(annexB: file.mappedContents())
     }
-
-}
-
-/// One value handed from a helper thread to the thread that joins it.
-private final class JoinedResult<Value>: @unchecked Sendable {
-    // @unchecked: written by the helper before the join, read after it.
-    private var value: Value?
-    func set(_ newValue: Value) { value = newValue }
-    func take() -> Value? { value }
 }
