@@ -35,6 +35,7 @@ func now() -> Double {
 /// Runs `arguments` (searched on PATH) to completion with standard output captured and
 /// standard error kept for the error message; throws when it does not exit 0.
 func run(_ arguments: [String], scratch: String) throws -> Measurement {
+    fflush(nil)  // what was printed so far shows before the child runs, in a log file too
     let outPath = scratch + "/stdout.txt", errPath = scratch + "/stderr.txt"
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)

@@ -33,7 +33,6 @@ guard arguments.isEmpty, runsText.map({ Int($0) != nil }) ?? true else {
     exit(2)
 }
 
-setvbuf(stdout, nil, _IOLBF, 0)  // progress shows line by line in a log file too
 mkdir(work, 0o755)
 mkdir(work + "/scratch", 0o755)
 var harness = Harness(runs: runsText.flatMap(Int.init) ?? (quick ? 5 : 11), quick: quick, work: work, scratch: work + "/scratch",
