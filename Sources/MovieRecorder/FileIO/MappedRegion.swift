@@ -3,7 +3,7 @@ import Glibc
 #endif
 
 /// Part of a file mapped read-only into memory, its pages faulted in when mapped
-/// (`MAP_POPULATE`), unmapped when the last reference goes.
+/// (`MAP_POPULATE`) unless asked otherwise, unmapped when the last reference goes.
 ///
 /// Reading a mapping past the end of the file raises SIGBUS, so a region is only made for bytes
 /// the file had when it was mapped; a file cut shorter by another process while a region is in
@@ -68,14 +68,16 @@ final class MappingBudget: @unchecked Sendable {
 extension RandomAccessFile {
     /// Maps `count` bytes at `offset` read-only; `nil` when the file cannot be mapped (a pipe,
     /// or a filesystem without mmap), so the caller can read instead.
-    /// - Parameter budget: a place taken by the caller, given back when the region goes.
-    func map(at offset: UInt64, count: Int, budget: MappingBudget?) -> MappedRegion? {
+    /// - Parameters:
+    ///   - budget: a place taken by the caller, given back when the region goes.
+    ///   - populate: fault every page in now (`MAP_POPULATE`) rather than on first use.
+    func map(at offset: UInt64, count: Int, budget: MappingBudget?, populate: Bool = true) -> MappedRegion? {
         guard count > 0, let fd = try? rawDescriptor() else { return nil }
         let page = UInt64(sysconf(Int32(_SC_PAGESIZE)))
         let aligned = offset - offset % page
         let lead = Int(offset - aligned)
         let length = lead + count
-        guard let pointer = mmap(nil, length, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, off_t(aligned)),
+        guard let pointer = mmap(nil, length, PROT_READ, MAP_SHARED | (populate ? MAP_POPULATE : 0), fd, off_t(aligned)),
               pointer != MAP_FAILED else { return nil }
         return MappedRegion(mapping: pointer, mappedLength: length, base: UnsafeRawPointer(pointer + lead), count: count,
                             budget: budget)

@@ -302,16 +302,14 @@ public final class RandomAccessFile: MovieByteSink, MovieByteSource, MovieScratc
     ///   new end raises `SIGBUS`. Nor should it be written, or the bytes change.
     /// - Throws: ``FileError`` when the file cannot be read.
     public func mappedContents() throws -> ImmutableBytes {
-        let fd = try checkedDescriptor("mapping")
         let count = Int(size)
-        guard count > 0 else { return ImmutableBytes(try read(at: 0, count: count)) }
         // Read ahead only what memory can hold; a larger file is faulted in as it is used.
-        let flags = MAP_PRIVATE | (count <= Self.readAheadLimit ? MAP_POPULATE : 0)
-        guard let address = mmap(nil, count, PROT_READ, flags, fd, 0), address != UnsafeMutableRawPointer(bitPattern: -1) else {
-            return ImmutableBytes(try read(at: 0, count: count))  // MAP_FAILED: not a regular file
+        guard count > 0, let region = map(at: 0, count: count, budget: nil, populate: count <= Self.readAheadLimit) else {
+            return ImmutableBytes(try read(at: 0, count: count))  // empty, or not mappable: not a regular file
         }
-        return ImmutableBytes(unsafeUnchangingBuffer: UnsafeRawBufferPointer(start: address, count: count)) { buffer in
-            munmap(UnsafeMutableRawPointer(mutating: buffer.baseAddress), buffer.count)
+        // The bytes keep the region, which unmaps itself when they go.
+        return ImmutableBytes(unsafeUnchangingBuffer: UnsafeRawBufferPointer(start: region.base, count: count)) { _ in
+            withExtendedLifetime(region) {}
         }
     }
 

@@ -85,11 +85,12 @@ struct Y4MHeader: Hashable, Sendable {
 ///
 /// Frames are lent straight from the file's pages (mapped read-only, at most `bufferCount` at
 /// a time), or, where the file cannot be mapped, read with `pread` into pooled I420 pictures;
-/// either way without conversion. They are delivered as fast as the handler returns, stamped `start + n × frame duration` from the
-/// header's rate. When `bufferCount` pictures are still held by consumers, the source waits
-/// for one. At the end of the file it delivers ``VideoSourceEvent/ended``; a last frame cut short
-/// is reported as ``VideoSourceEvent/dropped(count:)`` first. A damaged frame header or a read
-/// error ends the run with ``VideoSourceEvent/interrupted(_:)``.
+/// either way without conversion. They are delivered as fast as the handler returns, stamped
+/// `start + n × frame duration` from the header's rate. When `bufferCount` pictures are still
+/// held by consumers, the source waits for one. At the end of the file it delivers
+/// ``VideoSourceEvent/ended``; a last frame cut short is reported as
+/// ``VideoSourceEvent/dropped(count:)`` first. A damaged frame header or a read error ends the
+/// run with ``VideoSourceEvent/interrupted(_:)``.
 ///
 /// `start(handler:)` while reading throws ``SourceError/Code/alreadyRunning``; after ``stop()``,
 /// or after the end, it starts over from the first frame with a new start time.
