@@ -54,6 +54,11 @@ func mux(_ args: inout Arguments) throws -> Int32 {
     options.frameRate = try parseFrameRate(fpsText)
     guard let angle = Double(rotationText) else { throw Arguments.UsageError(description: "--rotation \(rotationText) is not a number") }
     options.orientation = try VideoOrientation(rotationAngle: angle, isMirrored: mirror)
+    // The inputs are mapped while the output is written: writing over one of them would cut
+    // it short under the mapping.
+    for input in [videoPath] + (audioPath.map { [$0] } ?? []) where RandomAccessFile.isSameFile(input, args.positional[0]) {
+        throw Arguments.UsageError(description: "the output \(args.positional[0]) is the input \(input); write the movie to another path")
+    }
     let stream = try AnnexBStream(contentsOfFile: videoPath)
     let audio = try audioPath.map { (wav: try WAVFile(path: $0), path: $0) }
     let summary = try StreamMuxer.mux(video: stream, audio: audio, to: args.positional[0], options: options)

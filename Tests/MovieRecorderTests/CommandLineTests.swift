@@ -44,6 +44,24 @@ import Testing
         #expect(result.output.contains("no movie atom ('moov')"))
     }
 
+    @Test(arguments: ["same", "link"])
+    func muxRefusesToWriteOverItsInput(how: String) throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let input = dir.file("in.264")
+        let original = try RandomAccessFile.readAll(fixture("testsrc-ipp.264"))
+        try writeFile(input, original)
+        var output = input
+        if how == "link" {
+            output = dir.file("out.mov")
+            #expect(symlink(input, output) == 0)
+        }
+        let result = try run(movrecPath(), ["mux", output, "--video", input, "--overwrite"])
+        #expect(result.status == 2, "\(result.error)")
+        #expect(result.error.contains("is the input"), "\(result.error)")
+        #expect(try RandomAccessFile.readAll(input) == original, "the input is untouched")
+    }
+
     @Test func usageErrorsExitWithTwo() throws {
         for arguments in [[], ["frobnicate"], ["inspect"], ["rotate", "x.mov"], ["inspect", "--bogus", "x.mov"]] {
             let result = try run(movrecPath(), arguments)

@@ -640,8 +640,10 @@ public final class MovieWriter {
         // while writing it, the file is still a fragmented movie that repair can finish.
         let mediaEnd = fileOffset
         let moov = try movieAtom()
+        // The scratch file goes once the movie atom is stored, or its storing failed: a failed
+        // writer never writes tables again.
+        defer { spill.close() }
         try updatingTables { try storeMovieAtom(moov, at: mediaEnd) }
-        spill.close()
         let duration = moov.duration
         fileOffset += UInt64(moov.atom.count)
         let mdatSize = mediaEnd - Self.mdatHeaderOffset

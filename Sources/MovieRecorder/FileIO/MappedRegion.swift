@@ -66,6 +66,16 @@ final class MappingBudget: @unchecked Sendable {
 }
 
 extension RandomAccessFile {
+    private static let pageSize = UInt64(max(1, sysconf(Int32(_SC_PAGESIZE))))
+
+    /// A Boolean value that indicates whether both paths name the same existing file (the same
+    /// device and inode: one path, a hard link or a symbolic link to the other).
+    public static func isSameFile(_ first: String, _ second: String) -> Bool {
+        var a = stat(), b = stat()
+        guard stat(first, &a) == 0, stat(second, &b) == 0 else { return false }
+        return a.st_dev == b.st_dev && a.st_ino == b.st_ino
+    }
+
     /// Maps `count` bytes at `offset` read-only; `nil` when the file cannot be mapped (a pipe,
     /// or a filesystem without mmap), so the caller can read instead.
     /// - Parameters:
@@ -73,7 +83,7 @@ extension RandomAccessFile {
     ///   - populate: fault every page in now (`MAP_POPULATE`) rather than on first use.
     func map(at offset: UInt64, count: Int, budget: MappingBudget?, populate: Bool = true) -> MappedRegion? {
         guard count > 0, let fd = try? rawDescriptor() else { return nil }
-        let page = UInt64(sysconf(Int32(_SC_PAGESIZE)))
+        let page = Self.pageSize
         let aligned = offset - offset % page
         let lead = Int(offset - aligned)
         let length = lead + count
