@@ -59,11 +59,11 @@ func mux(_ args: inout Arguments) throws -> Int32 {
     for input in [videoPath] + (audioPath.map { [$0] } ?? []) where RandomAccessFile.isSameFile(input, args.positional[0]) {
         throw Arguments.UsageError(description: "the output \(args.positional[0]) is the input \(input); write the movie to another path")
     }
-    let stream = try AnnexBStream(contentsOfFile: videoPath)
     let audio = try audioPath.map { (wav: try WAVFile(path: $0), path: $0) }
-    let summary = try StreamMuxer.mux(video: stream, audio: audio, to: args.positional[0], options: options)
+    let result = try StreamMuxer.mux(videoFile: videoPath, audio: audio, to: args.positional[0], options: options)
+    let summary = result.summary
     let seconds = Double(summary.duration) / Double(summary.movieTimescale)
-    print("\(args.positional[0]): \(stream.accessUnits.count) frames\(audio == nil ? "" : " and audio"), \(seconds) s, \(summary.fileSize) bytes, orientation \(options.orientation)")
+    print("\(args.positional[0]): \(result.videoFrameCount) frames\(audio == nil ? "" : " and audio"), \(seconds) s, \(summary.fileSize) bytes, orientation \(options.orientation)")
     return 0
 }
 

@@ -65,44 +65,75 @@ public struct AnnexBStream: Sendable {
     /// - Complexity: O(*n*), sixteen bytes at a time.
     public static func nalUnitRanges(in buffer: UnsafeRawBufferPointer) -> [Range<Int>] {
         var units: [Range<Int>] = []
-        let n = buffer.count
-        guard n >= 3, let base = buffer.baseAddress else { return units }
-        var start = -1  // where the current unit began; -1 before the first start code
-
-        // A start code at `p` (bytes p, p+1 zero, p+2 one) ends the current unit and starts one.
-        // Start codes never overlap, so finding them in any order of checks finds the same ones.
-        func startCode(at p: Int) {
-            if start >= 0 {
-                var end = p
-                while end > start, base.load(fromByteOffset: end - 1, as: UInt8.self) == 0 { end -= 1 }
-                if end > start { units.append(start..<end) }
-            }
-            start = p + 3
-        }
-
-        // Sixteen positions at a time: bytes p and p + 1 zero and p + 2 one, from three
-        // overlapping loads. Start codes are rare, so almost every block is one test.
-        var i = 0
-        let zero = SIMD16<UInt8>(repeating: 0), one = SIMD16<UInt8>(repeating: 1)
-        while i + 18 <= n {
-            let first = base.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
-            let second = base.loadUnaligned(fromByteOffset: i + 1, as: SIMD16<UInt8>.self)
-            let third = base.loadUnaligned(fromByteOffset: i + 2, as: SIMD16<UInt8>.self)
-            let found = (first .== zero) .& (second .== zero) .& (third .== one)
-            if any(found) {
-                for k in 0..<16 where found[k] { startCode(at: i + k) }
-            }
-            i += 16
-        }
-        while i + 2 < n {
-            if base.load(fromByteOffset: i, as: UInt8.self) == 0, base.load(fromByteOffset: i + 1, as: UInt8.self) == 0,
-               base.load(fromByteOffset: i + 2, as: UInt8.self) == 1 {
-                startCode(at: i)
-            }
-            i += 1
-        }
-        if start >= 0, start < n { units.append(start..<n) }
+        var scanner = UnitScanner()
+        scanner.scan(buffer, upTo: buffer.count, into: &units)
+        scanner.finish(buffer, into: &units)
         return units
+    }
+
+    /// Finds NAL units a piece at a time, for a reader that works on the first units while the
+    /// rest of the stream is still unread: ``scan(_:upTo:into:)`` looks at the bytes before a
+    /// limit and reports the units that end there, ``finish(_:into:)`` the last one. Together
+    /// they find exactly what ``nalUnitRanges(in:)`` finds, wherever the limits fall.
+    public struct UnitScanner: Sendable {
+        /// Where the current unit began; -1 before the first start code.
+        private var start = -1
+        /// The first position not yet tested for a start code.
+        private var position = 0
+
+        public init() {}
+
+        /// Tests every position whose three bytes lie before `limit`, appending each unit that a
+        /// start code ends. Later calls go on from where this one stopped, with a larger limit.
+        /// - Complexity: O(*limit − previous limit*), sixteen bytes at a time.
+        public mutating func scan(_ buffer: UnsafeRawBufferPointer, upTo limit: Int, into units: inout [Range<Int>]) {
+            let n = min(limit, buffer.count)
+            guard let base = buffer.baseAddress else { return }
+            var start = self.start
+
+            // A start code at `p` (bytes p, p+1 zero, p+2 one) ends the current unit and starts
+            // one. Start codes never overlap, so finding them in any order of checks finds the
+            // same ones.
+            func startCode(at p: Int) {
+                if start >= 0 {
+                    var end = p
+                    while end > start, base.load(fromByteOffset: end - 1, as: UInt8.self) == 0 { end -= 1 }
+                    if end > start { units.append(start..<end) }
+                }
+                start = p + 3
+            }
+
+            // Sixteen positions at a time: bytes p and p + 1 zero and p + 2 one, from three
+            // overlapping loads. Start codes are rare, so almost every block is one test.
+            var i = position
+            let zero = SIMD16<UInt8>(repeating: 0), one = SIMD16<UInt8>(repeating: 1)
+            while i + 18 <= n {
+                let first = base.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
+                let second = base.loadUnaligned(fromByteOffset: i + 1, as: SIMD16<UInt8>.self)
+                let third = base.loadUnaligned(fromByteOffset: i + 2, as: SIMD16<UInt8>.self)
+                let found = (first .== zero) .& (second .== zero) .& (third .== one)
+                if any(found) {
+                    for k in 0..<16 where found[k] { startCode(at: i + k) }
+                }
+                i += 16
+            }
+            while i + 2 < n {
+                if base.load(fromByteOffset: i, as: UInt8.self) == 0, base.load(fromByteOffset: i + 1, as: UInt8.self) == 0,
+                   base.load(fromByteOffset: i + 2, as: UInt8.self) == 1 {
+                    startCode(at: i)
+                }
+                i += 1
+            }
+            self.start = start
+            position = max(position, i)
+        }
+
+        /// Ends the scan: the unit the last start code began runs to the end of `buffer`.
+        public mutating func finish(_ buffer: UnsafeRawBufferPointer, into units: inout [Range<Int>]) {
+            if start >= 0, start < buffer.count { units.append(start..<buffer.count) }
+            start = -1
+            position = buffer.count
+        }
     }
 
     /// Parses an Annex-B stream held in an array.
@@ -149,89 +180,157 @@ public struct AnnexBStream: Sendable {
             }
         }
         let configuration = try AVCDecoderConfiguration(parameterSets: parameterSets)
-        let sps = configuration.sps
 
-        struct Picture { var nalUnits: Range<Int>; var sync: Bool; var poc: Int; var idrPeriod: Int }
-        var pictures: [Picture] = []
+        var parser = PictureParser(sps: configuration.sps)
         var kept: [Range<Int>] = []  // the pictures' NAL units, in the order of `pictures`
         kept.reserveCapacity(units.count)
-        var pending: [Range<Int>] = []  // SEI and others seen before the next picture's first slice
-        var pocMSB = 0, prevPOCLSB = 0, idrPeriod = -1
-        var rbsp: [UInt8] = []
-
-        for (unit, header) in zip(units, headers) {
-            let type = header & 0x1F
-            switch type {
-            case 7, 8, 9:
-                continue  // parameter sets live in avcC; delimiters are not needed in a movie
-            case 1, 5:
-                // The fields read below take at most 288 bits (four Exp-Golomb codes of at most
-                // 63 bits, two fields of at most 16 and four flag bits). At most one byte in three
-                // is an emulation-prevention byte, so 64 bytes hold more than enough; reading only
-                // those keeps a large slice from being copied whole. They nearly always fit in
-                // 16, so those are tried first, and 64 only when 16 run out (or fail otherwise,
-                // so errors stay those of the longer read).
-                let isIDR = type == 5
-                func readHeader(_ length: Int) throws(MovieFormatError) -> (firstMB: UInt32, pocLSB: Int?) {
-                    let payload = unit.lowerBound + 1..<min(unit.upperBound, unit.lowerBound + 1 + length)
-                    var r = BitReader(nalPayload: buffer[payload], reusing: &rbsp)
-                    let firstMB = try r.ue()
-                    _ = try r.ue()  // slice_type
-                    _ = try r.ue()  // pic_parameter_set_id
-                    if sps.separateColourPlane { _ = try r.bits(2) }
-                    _ = try r.bits(Int(sps.log2MaxFrameNum))  // frame_num
-                    if !sps.frameMBsOnly, try r.flag() { _ = try r.flag() }
-                    if isIDR { _ = try r.ue() }
-                    guard firstMB == 0 || pictures.isEmpty, sps.pictureOrderCountType == 0 else { return (firstMB, nil) }
-                    return (firstMB, Int(try r.bits(Int(sps.log2MaxPictureOrderCountLSB))))
-                }
-                let slice: (firstMB: UInt32, pocLSB: Int?)
-                do { slice = try readHeader(16) } catch { slice = try readHeader(64) }
-                if slice.firstMB == 0 || pictures.isEmpty {
-                    if isIDR {
-                        idrPeriod += 1
-                        pocMSB = 0
-                        prevPOCLSB = 0
-                    }
-                    let poc: Int
-                    if let lsb = slice.pocLSB {
-                        let maxLSB = 1 << Int(sps.log2MaxPictureOrderCountLSB)
-                        if lsb < prevPOCLSB && prevPOCLSB - lsb >= maxLSB / 2 {
-                            pocMSB += maxLSB
-                        } else if lsb > prevPOCLSB && lsb - prevPOCLSB > maxLSB / 2 {
-                            pocMSB -= maxLSB
-                        }
-                        poc = pocMSB + lsb
-                        if header & 0x60 != 0 { prevPOCLSB = lsb }  // reference picture
-                    } else {
-                        // Types 1 and 2 as x264 writes them: output order is decode order.
-                        poc = pictures.count
-                    }
-                    if idrPeriod < 0 { idrPeriod = 0 }
-                    let first = kept.count
-                    kept.append(contentsOf: pending)
-                    kept.append(unit)
-                    pictures.append(Picture(nalUnits: first..<kept.count, sync: isIDR, poc: poc, idrPeriod: idrPeriod))
-                    pending.removeAll(keepingCapacity: true)
-                } else {
-                    // Pending units wait for the next picture, so this one's run stays at the end.
-                    kept.append(unit)
-                    pictures[pictures.count - 1].nalUnits = pictures[pictures.count - 1].nalUnits.lowerBound..<kept.count
-                }
-            default:
-                pending.append(unit)
-            }
-        }
+        var pictures: [PictureParser.Picture] = []
+        try parser.add(units[...], headers: headers[...], of: buffer, keeping: &kept, pictures: &pictures)
+        parser.finish(keeping: &kept, pictures: &pictures)
         guard !pictures.isEmpty else { throw .invalidBitstream("the stream holds no coded pictures") }
 
         // Display order: by IDR period, then picture order count.
         let displayOrder = pictures.indices.sorted {
-            (pictures[$0].idrPeriod, pictures[$0].poc, $0) < (pictures[$1].idrPeriod, pictures[$1].poc, $1)
+            (pictures[$0].idrPeriod, pictures[$0].pictureOrderCount, $0) < (pictures[$1].idrPeriod, pictures[$1].pictureOrderCount, $1)
         }
         var presentationIndex = [Int](repeating: 0, count: pictures.count)
         for (display, decode) in displayOrder.enumerated() { presentationIndex[decode] = display }
         return Parsed(configuration: configuration, nalUnits: kept,
-                      pictures: pictures.indices.map { (pictures[$0].nalUnits, pictures[$0].sync, presentationIndex[$0]) },
+                      pictures: pictures.indices.map { (pictures[$0].nalUnits, pictures[$0].isSync, presentationIndex[$0]) },
                       reorderDepth: pictures.indices.map { $0 - presentationIndex[$0] }.max() ?? 0)
+    }
+
+    /// Groups NAL units into coded pictures in decode order as they are found, reading each
+    /// picture's first slice header for its picture order count (§7.4.3, §8.2.1).
+    ///
+    /// Parameter sets and access unit delimiters are dropped; other units (SEI) go with the
+    /// picture after them. A picture is complete when the next one begins, so each call reports
+    /// the pictures completed so far and ``finish(keeping:pictures:)`` the last.
+    public struct PictureParser: Sendable {
+        /// A coded picture in decode order.
+        public struct Picture: Sendable {
+            /// Where the picture's NAL units lie in the `kept` array they were added to.
+            public var nalUnits: Range<Int>
+            /// A Boolean value that indicates whether the picture is an IDR picture.
+            public var isSync: Bool
+            /// The picture order count, which orders the pictures of one IDR period for display.
+            public var pictureOrderCount: Int
+            /// How many IDR pictures came before this one's period, counted from 0.
+            public var idrPeriod: Int
+        }
+
+        private let sps: SequenceParameterSet
+        /// The picture being read: what its first slice said, and its NAL units so far.
+        private var current: (isSync: Bool, poc: Int, idrPeriod: Int)?
+        private var currentUnits: [Range<Int>] = []
+        /// SEI and other units seen since the last slice, which go with the next picture.
+        private var pending: [Range<Int>] = []
+        private var pocMSB = 0, prevPOCLSB = 0, idrPeriod = -1
+        private var started = false
+        private var rbsp: [UInt8] = []
+
+        /// Creates a parser for the pictures of the stream whose sequence parameter set is `sps`.
+        public init(sps: SequenceParameterSet) {
+            self.sps = sps
+        }
+
+        /// Reads `units` (ranges into `buffer`, in stream order, with `headers` their first
+        /// bytes), appending each completed picture to `pictures` and its NAL units to `kept`.
+        /// - Throws: ``MovieFormatError`` when a slice header does not parse.
+        public mutating func add(_ units: ArraySlice<Range<Int>>, headers: ArraySlice<UInt8>, of buffer: UnsafeRawBufferPointer,
+                                 keeping kept: inout [Range<Int>], pictures: inout [Picture]) throws(MovieFormatError) {
+            for (unit, header) in zip(units, headers) {
+                let type = header & 0x1F
+                switch type {
+                case 7, 8, 9:
+                    continue  // parameter sets live in avcC; delimiters are not needed in a movie
+                case 1, 5:
+                    let isIDR = type == 5
+                    let slice: (firstMB: UInt32, pocLSB: Int?)
+                    do { slice = try readHeader(unit, isIDR: isIDR, length: 16, in: buffer) } catch {
+                        slice = try readHeader(unit, isIDR: isIDR, length: 64, in: buffer)
+                    }
+                    if slice.firstMB == 0 || !started {
+                        emitCurrent(keeping: &kept, pictures: &pictures)
+                        if isIDR {
+                            idrPeriod += 1
+                            pocMSB = 0
+                            prevPOCLSB = 0
+                        }
+                        let poc: Int
+                        if let lsb = slice.pocLSB {
+                            // §8.2.1.1: the most significant part follows the previous
+                            // reference picture's; a non-reference picture's own does not carry.
+                            let maxLSB = 1 << Int(sps.log2MaxPictureOrderCountLSB)
+                            var msb = pocMSB
+                            if lsb < prevPOCLSB && prevPOCLSB - lsb >= maxLSB / 2 {
+                                msb += maxLSB
+                            } else if lsb > prevPOCLSB && lsb - prevPOCLSB > maxLSB / 2 {
+                                msb -= maxLSB
+                            }
+                            poc = msb + lsb
+                            if header & 0x60 != 0 {  // nal_ref_idc: a reference picture
+                                pocMSB = msb
+                                prevPOCLSB = lsb
+                            }
+                        } else {
+                            // Types 1 and 2 as x264 writes them: output order is decode order.
+                            poc = pictureCount
+                        }
+                        if idrPeriod < 0 { idrPeriod = 0 }
+                        started = true
+                        pictureCount += 1
+                        current = (isIDR, poc, idrPeriod)
+                        currentUnits.append(contentsOf: pending)
+                        currentUnits.append(unit)
+                        pending.removeAll(keepingCapacity: true)
+                    } else {
+                        currentUnits.append(unit)
+                    }
+                default:
+                    pending.append(unit)
+                }
+            }
+        }
+
+        /// Ends the stream: reports the last picture. Units after its last slice are dropped.
+        public mutating func finish(keeping kept: inout [Range<Int>], pictures: inout [Picture]) {
+            emitCurrent(keeping: &kept, pictures: &pictures)
+        }
+
+        private var pictureCount = 0
+
+        private mutating func emitCurrent(keeping kept: inout [Range<Int>], pictures: inout [Picture]) {
+            guard let picture = current else { return }
+            let first = kept.count
+            kept.append(contentsOf: currentUnits)
+            pictures.append(Picture(nalUnits: first..<kept.count, isSync: picture.isSync, pictureOrderCount: picture.poc,
+                                    idrPeriod: picture.idrPeriod))
+            current = nil
+            currentUnits.removeAll(keepingCapacity: true)
+        }
+
+        /// Reads the slice header fields up to `pic_order_cnt_lsb` from the first `length` bytes
+        /// of the payload.
+        ///
+        /// The fields take at most 288 bits (four Exp-Golomb codes of at most 63 bits, two fields
+        /// of at most 16 and four flag bits). At most one byte in three is an emulation-prevention
+        /// byte, so 64 bytes hold more than enough; reading only those keeps a large slice from
+        /// being copied whole. They nearly always fit in 16, so those are tried first, and 64 only
+        /// when 16 run out (or fail otherwise, so errors stay those of the longer read).
+        private mutating func readHeader(_ unit: Range<Int>, isIDR: Bool, length: Int,
+                                         in buffer: UnsafeRawBufferPointer) throws(MovieFormatError) -> (firstMB: UInt32, pocLSB: Int?) {
+            let payload = unit.lowerBound + 1..<min(unit.upperBound, unit.lowerBound + 1 + length)
+            var r = BitReader(nalPayload: buffer[payload], reusing: &rbsp)
+            let firstMB = try r.ue()
+            _ = try r.ue()  // slice_type
+            _ = try r.ue()  // pic_parameter_set_id
+            if sps.separateColourPlane { _ = try r.bits(2) }
+            _ = try r.bits(Int(sps.log2MaxFrameNum))  // frame_num
+            if !sps.frameMBsOnly, try r.flag() { _ = try r.flag() }
+            if isIDR { _ = try r.ue() }
+            guard firstMB == 0 || !started, sps.pictureOrderCountType == 0 else { return (firstMB, nil) }
+            return (firstMB, Int(try r.bits(Int(sps.log2MaxPictureOrderCountLSB))))
+        }
     }
 }

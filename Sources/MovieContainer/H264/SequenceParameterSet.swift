@@ -20,6 +20,11 @@ public struct SequenceParameterSet: Hashable, Sendable {
     /// Colour primaries, transfer characteristics and matrix coefficients from the VUI, when
     /// given.
     public var colorDescription: ColorDescription?
+    /// The most frames that may precede a frame in decode order and follow it in display order
+    /// (the VUI's `max_num_reorder_frames`), when the stream states it; `nil` when it does not, or
+    /// when the VUI ends before it. A muxer that knows it can give pictures their display
+    /// positions while it reads, instead of after the whole stream.
+    public var maxNumReorderFrames: UInt32?
 
     /// Parses an SPS NAL unit, header byte included.
     /// - Throws: ``MovieFormatError`` with code `.invalidBitstream` when it is not a valid SPS.
@@ -112,7 +117,49 @@ public struct SequenceParameterSet: Hashable, Sendable {
                         matrix: UInt16(try r.bits(8)), isFullRange: fullRange)
                 }
             }
+            // The rest of the VUI is read only for the reorder bound: a VUI that ends early or
+            // is malformed past this point leaves the bound unknown and the SPS as valid as before.
+            maxNumReorderFrames = try? Self.reorderBound(&r)
         }
+    }
+
+    /// Reads the VUI from `chroma_loc_info_present_flag` on (§E.1.1) and returns
+    /// `max_num_reorder_frames`, or `nil` when there is no bitstream restriction.
+    private static func reorderBound(_ r: inout BitReader) throws(MovieFormatError) -> UInt32? {
+        if try r.flag() {  // chroma_loc_info_present_flag
+            _ = try r.ue()
+            _ = try r.ue()
+        }
+        if try r.flag() {  // timing_info_present_flag: num_units_in_tick, time_scale, fixed_frame_rate_flag
+            _ = try r.bits(32)
+            _ = try r.bits(32)
+            _ = try r.flag()
+        }
+        let nalHRD = try r.flag()
+        if nalHRD { try skipHRDParameters(&r) }
+        let vclHRD = try r.flag()
+        if vclHRD { try skipHRDParameters(&r) }
+        if nalHRD || vclHRD { _ = try r.flag() }  // low_delay_hrd_flag
+        _ = try r.flag()  // pic_struct_present_flag
+        guard try r.flag() else { return nil }  // bitstream_restriction_flag
+        _ = try r.flag()  // motion_vectors_over_pic_boundaries_flag
+        for _ in 0..<4 { _ = try r.ue() }  // max_bytes_per_pic_denom … log2_max_mv_length_vertical
+        let reorder = try r.ue(atMost: 16, "max_num_reorder_frames")
+        let buffering = try r.ue(atMost: 16, "max_dec_frame_buffering")
+        guard reorder <= buffering else { throw .invalidBitstream("max_num_reorder_frames exceeds max_dec_frame_buffering") }
+        return reorder
+    }
+
+    /// Skips `hrd_parameters()` (§E.1.2).
+    private static func skipHRDParameters(_ r: inout BitReader) throws(MovieFormatError) {
+        let count = try r.ue(atMost: 31, "cpb_cnt_minus1") + 1
+        _ = try r.bits(8)  // bit_rate_scale, cpb_size_scale
+        for _ in 0..<count {
+            _ = try r.ue()  // bit_rate_value_minus1
+            _ = try r.ue()  // cpb_size_value_minus1
+            _ = try r.flag()  // cbr_flag
+        }
+        _ = try r.bits(20)  // four delay and offset lengths, five bits each
     }
 }
 

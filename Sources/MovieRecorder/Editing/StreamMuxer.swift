@@ -23,6 +23,13 @@ public struct FrameRate: Hashable, Sendable, CustomStringConvertible {
 
 /// Writes already-encoded streams — a raw H.264 (Annex-B) file and a PCM WAV file — into a
 /// QuickTime movie through ``MovieWriter``, without re-encoding.
+///
+/// ``mux(videoFile:audio:to:options:)`` writes the movie while the stream is still being read:
+/// a second thread finds the NAL units and pictures a megabyte at a time, and the pictures get
+/// their display positions from the reorder bound the stream's SPS states, so reading and
+/// writing overlap. A stream that states no bound (or breaks it) is read whole first, as
+/// ``mux(video:audio:to:options:)`` does for an ``AnnexBStream`` already in memory; the movie is
+/// the same either way.
 public struct StreamMuxer {
     /// What to mux.
     public struct Options: Sendable {
@@ -47,6 +54,18 @@ public struct StreamMuxer {
         public init() {}
     }
 
+    /// What ``mux(videoFile:audio:to:options:)`` wrote.
+    public struct Result: Sendable {
+        /// The writer's summary.
+        public var summary: MovieWriter.Summary
+        /// The number of video frames in the movie.
+        public var videoFrameCount: Int
+        /// A Boolean value that indicates whether the movie was written while the stream was
+        /// read; `false` when the stream had to be read whole first (it states no reorder
+        /// bound, breaks the one it states, or puts a picture before its parameter sets).
+        public var wasStreamed: Bool
+    }
+
     /// Writes `video` (and optionally `audio`) to a new movie at `outputPath`.
     ///
     /// The audio track is cut or left as is so both tracks start at 0; video timing comes from
@@ -57,13 +76,100 @@ public struct StreamMuxer {
     @discardableResult
     public static func mux(video: AnnexBStream, audio: (wav: WAVFile, path: String)?, to outputPath: String,
                            options: Options) throws -> MovieWriter.Summary {
+        let videoBytes = video.accessUnits.reduce(UInt64(0)) { $0 + UInt64($1.lengthPrefixedCount) }
+        return try writing(to: outputPath, reserving: videoBytes, audio: audio?.wav, videoFrames: video.accessUnits.count,
+                           options: options) { output in
+            try mux(video: video, audio: audio, into: output, options: options)
+        }
+    }
+
+    static func mux(video: AnnexBStream, audio: (wav: WAVFile, path: String)?, into sink: any MovieByteSink,
+                    options: Options) throws -> MovieWriter.Summary {
+        let audioBytes = try audio.map { try mapped($0.path, readAhead: true) } ?? ImmutableBytes([])
+        var session = try MuxSession(configuration: video.configuration, audio: audio, audioBytes: audioBytes, sink: sink,
+                                     options: options, delay: video.reorderDepth)
+        // Samples go to the writer as the inputs' own memory, which stays mapped until the
+        // movie is finished; the writer hands it to the file system in gathered writes.
+        return try video.bytes.withUnsafeBytes { videoBytes in
+            try audioBytes.withUnsafeBytes { audioBytes in
+                for unit in video.accessUnits {
+                    try session.append(unit.nalUnitRanges, of: videoBytes, presentationIndex: unit.presentationIndex,
+                                       isSync: unit.isSync, audio: audioBytes)
+                }
+                return try session.finish()
+            }
+        }
+    }
+
+    /// Writes the raw H.264 file at `videoPath` (and optionally `audio`) to a new movie at
+    /// `outputPath`, writing while the stream is read.
+    ///
+    /// The movie is the one ``mux(video:audio:to:options:)`` writes from the parsed stream, with
+    /// one difference: the decoder delay (how far decode times start before 0) is the reorder
+    /// bound the SPS states, which can be larger than the stream needs.
+    /// - Throws: ``FileError``, ``MovieFormatError``, ``MovieWriterError`` or
+    ///   ``WAVFile/FormatError``; a failed write removes the partial output.
+    @discardableResult
+    public static func mux(videoFile videoPath: String, audio: (wav: WAVFile, path: String)?, to outputPath: String,
+                           options: Options) throws -> Result {
+        let bytes = try mapped(videoPath, readAhead: false)
+        let audioBytes = try audio.map { try mapped($0.path, readAhead: false) } ?? ImmutableBytes([])
+        let reader = StreamReader(bytes: bytes, audioBytes: audioBytes)
+        defer { reader.stop() }
+        guard let bound = try reader.configuration() else {
+            return try readWholeFirst(bytes, audio: audio, to: outputPath, options: options)
+        }
+        do {
+            var frames = 0
+            // The Annex-B file is about the size of its samples (start codes become lengths;
+            // parameter sets and delimiters leave), so its size is reserved and what is left over
+            // given back at the end.
+            let summary = try writing(to: outputPath, reserving: UInt64(bytes.count), audio: audio?.wav, videoFrames: nil,
+                                      options: options) { output in
+                var session = try MuxSession(configuration: bound.configuration, audio: audio, audioBytes: audioBytes,
+                                             sink: output, options: options, delay: bound.reorderBound)
+                let summary = try bytes.withUnsafeBytes { videoBytes in
+                    try audioBytes.withUnsafeBytes { audioBytes in
+                        try reader.writePictures(bound.reorderBound) { units, presentationIndex, isSync in
+                            try session.append(units, of: videoBytes, presentationIndex: presentationIndex, isSync: isSync,
+                                               audio: audioBytes)
+                        }
+                        return try session.finish()
+                    }
+                }
+                frames = session.videoFrameCount
+                return summary
+            }
+            return Result(summary: summary, videoFrameCount: frames, wasStreamed: true)
+        } catch is PresentationOrder.BoundExceeded {
+            reader.stop()
+            return try readWholeFirst(bytes, audio: audio, to: outputPath, options: options)
+        }
+    }
+
+    private static func readWholeFirst(_ bytes: ImmutableBytes, audio: (wav: WAVFile, path: String)?, to outputPath: String,
+                                       options: Options) throws -> Result {
+        let stream = try AnnexBStream(annexB: bytes)
+        let summary = try mux(video: stream, audio: audio, to: outputPath, options: options)
+        return Result(summary: summary, videoFrameCount: stream.accessUnits.count, wasStreamed: false)
+    }
+
+    /// Creates the output, reserves its media's blocks, runs `body` and closes it; removes it when
+    /// anything fails.
+    private static func writing(to outputPath: String, reserving videoBytes: UInt64, audio: WAVFile?, videoFrames: Int?,
+                                options: Options, _ body: (RandomAccessFile) throws -> MovieWriter.Summary) throws -> MovieWriter.Summary {
         let output = try RandomAccessFile(path: outputPath, mode: options.overwrite ? .createOrTruncate : .createNew)
         do {
             // The media, which the movie holds at least, goes into blocks reserved at once.
-            let videoBytes = video.accessUnits.reduce(UInt64(0)) { $0 + UInt64($1.lengthPrefixedCount) }
-            let audioBytes = audio.map { audioFrameCount(video: video, wav: $0.wav, rate: options.frameRate) * UInt64($0.wav.format.bytesPerFrame) }
-            try output.reserve(videoBytes + (audioBytes ?? 0))
-            let summary = try mux(video: video, audio: audio, into: output, options: options)
+            let audioBytes = audio.map { wav -> UInt64 in
+                let frames = videoFrames.map { audioFrames(afterVideoFrames: $0, rate: options.frameRate, wav: wav) } ?? wav.frameCount
+                return frames * UInt64(wav.format.bytesPerFrame)
+            } ?? 0
+            let reserved = videoBytes + audioBytes
+            try output.reserve(reserved)
+            let summary = try body(output)
+            // Blocks reserved past the end stay allocated until the file is cut to its size.
+            if summary.fileSize < reserved { try output.truncate(to: summary.fileSize) }
             if options.synchronizesToDisk { try output.synchronize() }
             try output.close()
             return summary
@@ -74,67 +180,82 @@ public struct StreamMuxer {
         }
     }
 
-    static func mux(video: AnnexBStream, audio: (wav: WAVFile, path: String)?, into sink: any MovieByteSink,
-                    options: Options) throws -> MovieWriter.Summary {
+    private static func mapped(_ path: String, readAhead: Bool) throws -> ImmutableBytes {
+        let file = try RandomAccessFile(path: path, mode: .read)
+        defer { try? file.close() }
+        return try file.mappedContents(readAhead: readAhead)
+    }
+
+    /// How many frames of `wav` go with the first `videoFrames` frames of video: all that start
+    /// before the last of them ends, no more than the file has.
+    static func audioFrames(afterVideoFrames videoFrames: Int, rate: FrameRate, wav: WAVFile) -> UInt64 {
+        // videoFrames × seconds × sampleRate ÷ frames, exactly.
+        let (high, low) = (UInt64(videoFrames) * UInt64(rate.seconds)).multipliedFullWidth(by: UInt64(wav.format.sampleRate))
+        guard high < UInt64(rate.frames) else { return wav.frameCount }
+        return min(wav.frameCount, UInt64(rate.frames).dividingFullWidth((high, low)).quotient)
+    }
+}
+
+/// One movie being muxed: the writer and its tracks, and the audio fed in step with the video so
+/// chunks interleave by time.
+private struct MuxSession {
+    let writer: MovieWriter
+    let videoTrack: TrackID
+    let audioTrack: TrackID?
+    let audio: (wav: WAVFile, path: String)?
+    let rate: FrameRate
+    let frameTicks: Int64
+    let delay: Int64
+    /// The audio frames the mapped file holds.
+    let audioFramesPresent: UInt64
+    private(set) var videoFrameCount = 0
+    private var audioDone: UInt64 = 0
+
+    init(configuration h264: AVCDecoderConfiguration, audio: (wav: WAVFile, path: String)?, audioBytes: ImmutableBytes,
+         sink: any MovieByteSink, options: StreamMuxer.Options, delay: Int) throws {
         let now = QuickTimeTimestamp(unixSeconds: Int64(SystemClock.unixSeconds()))
         var configuration = MovieWriter.Configuration(creationTime: options.creationTime ?? now, metadata: options.metadata)
         configuration.fragmentInterval = options.fragmentInterval
         configuration.coalescesMediaWrites = true
         if options.synchronizesToDisk { configuration.durability = .syncEachFragment }
         let writer = MovieWriter(sink: sink, configuration: configuration)
-        let rate = options.frameRate
-        let videoTrack = try writer.addVideoTrack(VideoTrackFormat(
-            h264: video.configuration, timescale: rate.timescale, orientation: options.orientation,
-            nominalFrameDuration: rate.frameDuration))
-        var audioTrack: TrackID?
-        var audioBytes = ImmutableBytes([])
+        self.writer = writer
+        rate = options.frameRate
+        videoTrack = try writer.addVideoTrack(VideoTrackFormat(
+            h264: h264, timescale: rate.timescale, orientation: options.orientation, nominalFrameDuration: options.frameRate.frameDuration))
+        audioTrack = try audio.map { try writer.addAudioTrack(AudioTrackFormat(pcm: $0.wav.format)) }
+        self.audio = audio
+        frameTicks = Int64(rate.frameDuration)
+        self.delay = Int64(delay)
         if let audio {
-            audioTrack = try writer.addAudioTrack(AudioTrackFormat(pcm: audio.wav.format))
-            let file = try RandomAccessFile(path: audio.path, mode: .read)
-            defer { try? file.close() }
-            audioBytes = try file.mappedContents()
-        }
-
-        let frameTicks = Int64(rate.frameDuration)
-        let delay = Int64(video.reorderDepth)
-        let videoFrames = video.accessUnits.count
-        // Audio no longer than the video, fed in step with it so chunks interleave.
-        let bytesPerFrame = UInt64(audio?.wav.format.bytesPerFrame ?? 1)
-        let audioFrames = audio.map { audioFrameCount(video: video, wav: $0.wav, rate: rate) } ?? 0
-        if let audio, UInt64(audioBytes.count) < audio.wav.dataOffset + audioFrames * bytesPerFrame {
-            throw WAVFile.FormatError(path: audio.path, reason: "it became shorter than its header says while it was being read")
-        }
-        var audioDone: UInt64 = 0
-        // Samples go to the writer as the inputs' own memory, which stays mapped until the
-        // movie is finished; the writer hands it to the file system in gathered writes.
-        return try video.bytes.withUnsafeBytes { videoBytes in
-            try audioBytes.withUnsafeBytes { audioBytes in
-                for (index, unit) in video.accessUnits.enumerated() {
-                    let decodeTime = (Int64(index) - delay) * frameTicks
-                    let presentationTime = Int64(unit.presentationIndex) * frameTicks
-                    try writer.appendVideoSample(borrowingNALUnits: unit.nalUnitRanges, of: videoBytes, to: videoTrack,
-                                                 decodeTime: decodeTime, presentationTime: presentationTime, isSync: unit.isSync)
-                    if let audio, let audioTrack {
-                        let due = min(audioFrames, UInt64(Double(index + 1) / Double(videoFrames) * Double(audioFrames)))
-                        if due > audioDone {
-                            let from = Int(audio.wav.dataOffset + audioDone * bytesPerFrame)
-                            let to = Int(audio.wav.dataOffset + due * bytesPerFrame)
-                            try writer.appendAudioFrames(borrowing: UnsafeRawBufferPointer(rebasing: audioBytes[from..<to]), to: audioTrack)
-                            audioDone = due
-                        }
-                    }
-                }
-                return try writer.finish(endTimes: [videoTrack: Int64(videoFrames) * frameTicks - delay * frameTicks])
-            }
+            let present = UInt64(audioBytes.count) > audio.wav.dataOffset ? UInt64(audioBytes.count) - audio.wav.dataOffset : 0
+            audioFramesPresent = min(audio.wav.frameCount, present / UInt64(audio.wav.format.bytesPerFrame))
+        } else {
+            audioFramesPresent = 0
         }
     }
-}
 
-extension StreamMuxer {
-    /// How many frames of `wav` go into the movie: no more than last as long as the video.
-    static func audioFrameCount(video: AnnexBStream, wav: WAVFile, rate: FrameRate) -> UInt64 {
-        let videoSeconds = Double(video.accessUnits.count) * Double(rate.seconds) / Double(rate.frames)
-        return min(wav.frameCount, UInt64(videoSeconds * Double(wav.format.sampleRate)))
+    /// Appends the next picture in decode order, then the audio that starts before it ends.
+    mutating func append(_ units: ArraySlice<Range<Int>>, of videoBytes: UnsafeRawBufferPointer, presentationIndex: Int,
+                         isSync: Bool, audio audioBytes: UnsafeRawBufferPointer) throws {
+        try writer.appendVideoSample(borrowingNALUnits: units, of: videoBytes, to: videoTrack,
+                                     decodeTime: (Int64(videoFrameCount) - delay) * frameTicks,
+                                     presentationTime: Int64(presentationIndex) * frameTicks, isSync: isSync)
+        videoFrameCount += 1
+        guard let audio, let audioTrack else { return }
+        let due = StreamMuxer.audioFrames(afterVideoFrames: videoFrameCount, rate: rate, wav: audio.wav)
+        guard due > audioDone else { return }
+        guard due <= audioFramesPresent else {
+            throw WAVFile.FormatError(path: audio.path, reason: "it became shorter than its header says while it was being read")
+        }
+        let bytesPerFrame = UInt64(audio.wav.format.bytesPerFrame)
+        let from = Int(audio.wav.dataOffset + audioDone * bytesPerFrame), to = Int(audio.wav.dataOffset + due * bytesPerFrame)
+        try writer.appendAudioFrames(borrowing: UnsafeRawBufferPointer(rebasing: audioBytes[from..<to]), to: audioTrack)
+        audioDone = due
+    }
+
+    func finish() throws -> MovieWriter.Summary {
+        try writer.finish(endTimes: [videoTrack: (Int64(videoFrameCount) - delay) * frameTicks])
     }
 }
 

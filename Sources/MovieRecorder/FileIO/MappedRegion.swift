@@ -32,6 +32,21 @@ final class MappedRegion: @unchecked Sendable {
     }
 }
 
+/// Faults in the pages under `range` of `buffer`, which lies in a mapping, so that a reader on
+/// another thread finds them mapped (`MADV_POPULATE_READ`, Linux 5.14; on older kernels by
+/// reading a byte of each page).
+func prefaultMappedPages(_ buffer: UnsafeRawBufferPointer, _ range: Range<Int>) {
+    guard let base = buffer.baseAddress, !range.isEmpty, range.lowerBound >= 0, range.upperBound <= buffer.count else { return }
+    let page = Int(RandomAccessFile.pageSize)
+    let start = Int(bitPattern: base + range.lowerBound)
+    let alignedStart = start - start % page
+    let length = start + range.count - alignedStart
+    if madvise(UnsafeMutableRawPointer(bitPattern: alignedStart), length, MADV_POPULATE_READ) == 0 { return }
+    var sum: UInt8 = 0
+    for offset in stride(from: range.lowerBound, to: range.upperBound, by: page) { sum &+= buffer[offset] }
+    withExtendedLifetime(sum) {}
+}
+
 /// A limit on how many regions are mapped at once, like a buffer pool's size: the mapped pages
 /// count towards the process's resident memory. A reader waiting for a place is woken when a
 /// region goes, not by polling.
@@ -66,7 +81,7 @@ final class MappingBudget: @unchecked Sendable {
 }
 
 extension RandomAccessFile {
-    private static let pageSize = UInt64(max(1, sysconf(Int32(_SC_PAGESIZE))))
+    static let pageSize = UInt64(max(1, sysconf(Int32(_SC_PAGESIZE))))
 
     /// A Boolean value that indicates whether both paths name the same existing file (the same
     /// device and inode: one path, a hard link or a symbolic link to the other).

@@ -301,10 +301,12 @@ public final class RandomAccessFile: MovieByteSink, MovieByteSource, MovieScratc
     /// - Important: the file must not be truncated while it is mapped: reading a page past its
     ///   new end raises `SIGBUS`. Nor should it be written, or the bytes change.
     /// - Throws: ``FileError`` when the file cannot be read.
-    public func mappedContents() throws -> ImmutableBytes {
+    /// - Parameter readAhead: fault every page in now; `false` leaves that to the first reads,
+    ///   for a caller that reads on another thread or only part of the file.
+    public func mappedContents(readAhead: Bool = true) throws -> ImmutableBytes {
         let count = Int(size)
         // Read ahead only what memory can hold; a larger file is faulted in as it is used.
-        guard count > 0, let region = map(at: 0, count: count, budget: nil, populate: count <= Self.readAheadLimit) else {
+        guard count > 0, let region = map(at: 0, count: count, budget: nil, populate: readAhead && count <= Self.readAheadLimit) else {
             return ImmutableBytes(try read(at: 0, count: count))  // empty, or not mappable: not a regular file
         }
         // The bytes keep the region, which unmaps itself when they go.

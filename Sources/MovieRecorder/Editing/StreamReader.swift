@@ -1,0 +1,185 @@
+/// Reads a mapped Annex-B stream on a thread of its own, a megabyte at a time, and hands the
+/// pictures it finds to the thread writing the movie, which gives them their display positions
+/// with ``PresentationOrder`` and writes them in decode order. The reading thread also faults in
+/// the audio the writer will need next, so neither input's pages are mapped on the writer's
+/// time.
+///
+/// Finding NAL units touches every byte of the stream; writing copies every byte into the page
+/// cache. On two cores the two now overlap instead of following each other.
+final class StreamReader: @unchecked Sendable {
+    // @unchecked: the queue synchronises itself; `thread` is touched only by the thread that
+    // created the reader.
+
+    /// What the parameter sets said.
+    struct Bound {
+        var configuration: AVCDecoderConfiguration
+        var reorderBound: Int
+    }
+
+    private enum Message {
+        case configuration(AVCDecoderConfiguration, reorderBound: Int)
+        /// Pictures in decode order; their `nalUnits` index `units`.
+        case pictures(units: [Range<Int>], pictures: [AnnexBStream.PictureParser.Picture])
+        case failed(MovieFormatError)
+        /// The stream states no reorder bound or has a picture before its parameter sets: only
+        /// reading all of it tells the display order.
+        case wholeStreamNeeded
+    }
+
+    /// How much of the stream is read at a time.
+    static let segmentSize = 1 << 20
+    /// How many read segments may wait for the writer.
+    private let queue = BoundedQueue<Message>(capacity: 8)
+    private var thread: DedicatedThread?
+
+    /// Starts reading `bytes` (the stream) on a new thread; `audioBytes` (maybe empty) is faulted
+    /// in alongside, in proportion.
+    init(bytes: ImmutableBytes, audioBytes: ImmutableBytes) {
+        let queue = self.queue
+        thread = DedicatedThread(name: "movrec-demux") {
+            Self.read(bytes, audioBytes: audioBytes, into: queue)
+        }
+    }
+
+    deinit { stop() }
+
+    /// Waits for the stream's parameter sets.
+    /// - Returns: the configuration and the stated reorder bound, or `nil` when the stream has to
+    ///   be read whole to tell its display order.
+    /// - Throws: ``MovieFormatError`` when the parameter sets do not parse.
+    func configuration() throws -> Bound? {
+        switch queue.pop() {
+        case .configuration(let configuration, let bound)?: return Bound(configuration: configuration, reorderBound: bound)
+        case .failed(let error)?: throw error
+        default: return nil
+        }
+    }
+
+    /// Takes the pictures as they are read and calls `write` with each one's NAL units,
+    /// presentation index and sync flag, in decode order, as soon as its display position is
+    /// known.
+    /// - Throws: ``PresentationOrder/BoundExceeded`` when the stream breaks its reorder bound
+    ///   (nothing can be made of what was written), ``MovieFormatError`` when a slice header does
+    ///   not parse, and whatever `write` throws.
+    func writePictures(_ reorderBound: Int, _ write: (ArraySlice<Range<Int>>, Int, Bool) throws -> Void) throws {
+        var order = PresentationOrder(reorderBound: reorderBound)
+        // Pictures read but not yet written, from decode index `firstDecodeIndex`; -1 for a
+        // display position not yet known. A stream keeping its bound holds a few.
+        var waiting: [(units: ArraySlice<Range<Int>>, isSync: Bool, presentationIndex: Int)] = []
+        var firstDecodeIndex = 0, next = 0
+        func place(_ decodeIndex: Int, _ presentationIndex: Int) {
+            waiting[decodeIndex - firstDecodeIndex].presentationIndex = presentationIndex
+        }
+        while let message = queue.pop() {
+            switch message {
+            case .pictures(let units, let pictures):
+                for picture in pictures {
+                    waiting.append((units[picture.nalUnits], picture.isSync, -1))
+                    try order.add(idrPeriod: picture.idrPeriod, pictureOrderCount: picture.pictureOrderCount, show: place)
+                    while next < waiting.count, waiting[next].presentationIndex >= 0 {
+                        try write(waiting[next].units, waiting[next].presentationIndex, waiting[next].isSync)
+                        next += 1
+                    }
+                    if next >= 1024 {
+                        waiting.removeFirst(next)
+                        firstDecodeIndex += next
+                        next = 0
+                    }
+                }
+            case .failed(let error):
+                throw error
+            case .configuration, .wholeStreamNeeded:
+                continue  // sent once, before any picture
+            }
+        }
+        order.finish(show: place)
+        for picture in waiting[next...] { try write(picture.units, picture.presentationIndex, picture.isSync) }
+    }
+
+    /// Ends the reading thread (at once if it is still reading) and waits for it.
+    func stop() {
+        queue.close()
+        thread?.join()
+        thread = nil
+    }
+
+    private static func read(_ bytes: ImmutableBytes, audioBytes: ImmutableBytes, into queue: BoundedQueue<Message>) {
+        defer { queue.close() }
+        bytes.withUnsafeBytes { buffer in
+            audioBytes.withUnsafeBytes { audio in
+                var scanner = AnnexBStream.UnitScanner()
+                var units: [Range<Int>] = []
+                // Until the first slice: the units so far, and the first SPS and PPS.
+                var prelude: [(unit: Range<Int>, header: UInt8)] = []
+                var parameterSets: [[UInt8]] = []
+                var haveSPS = false, havePPS = false
+                var parser: AnnexBStream.PictureParser?
+                var position = 0, audioFaulted = 0
+                while true {
+                    let limit = min(buffer.count, position + segmentSize)
+                    prefaultMappedPages(buffer, position..<limit)
+                    units.removeAll(keepingCapacity: true)
+                    scanner.scan(buffer, upTo: limit, into: &units)
+                    let atEnd = limit == buffer.count
+                    if atEnd { scanner.finish(buffer, into: &units) }
+                    position = limit
+                    // The header bytes in a loop of their own, so their cache misses overlap.
+                    let headers = units.map { buffer[$0.lowerBound] }
+                    var kept: [Range<Int>] = [], pictures: [AnnexBStream.PictureParser.Picture] = []
+                    do throws(MovieFormatError) {
+                        var from = 0
+                        if parser == nil {
+                            from = units.count  // all prelude, unless a slice comes
+                            for i in units.indices {
+                                let type = headers[i] & 0x1F
+                                if type == 1 || type == 5 {
+                                    guard haveSPS, havePPS else {
+                                        queue.push(.wholeStreamNeeded)
+                                        return
+                                    }
+                                    let configuration = try AVCDecoderConfiguration(parameterSets: parameterSets)
+                                    guard let bound = configuration.sps.maxNumReorderFrames else {
+                                        queue.push(.wholeStreamNeeded)
+                                        return
+                                    }
+                                    guard queue.push(.configuration(configuration, reorderBound: Int(bound))) else { return }
+                                    var started = AnnexBStream.PictureParser(sps: configuration.sps)
+                                    try started.add(prelude.map(\.unit)[...], headers: prelude.map(\.header)[...], of: buffer,
+                                                    keeping: &kept, pictures: &pictures)
+                                    parser = started
+                                    from = i
+                                    break
+                                }
+                                if (type == 7 && !haveSPS) || (type == 8 && !havePPS) {
+                                    parameterSets.append(Array(buffer[units[i]]))
+                                    if type == 7 { haveSPS = true } else { havePPS = true }
+                                }
+                                prelude.append((units[i], headers[i]))
+                            }
+                        }
+                        if parser != nil {
+                            try parser!.add(units[from...], headers: headers[from...], of: buffer, keeping: &kept, pictures: &pictures)
+                            if atEnd { parser!.finish(keeping: &kept, pictures: &pictures) }
+                        }
+                    } catch {
+                        queue.push(.failed(error))
+                        return
+                    }
+                    if !pictures.isEmpty {
+                        guard queue.push(.pictures(units: kept, pictures: pictures)) else { return }
+                    }
+                    if atEnd {
+                        if parser == nil { queue.push(.wholeStreamNeeded) }
+                        return
+                    }
+                    // The audio the writer reaches with the video read so far.
+                    let audioTarget = Int(Double(audio.count) * Double(position) / Double(buffer.count))
+                    if audioTarget > audioFaulted {
+                        prefaultMappedPages(audio, audioFaulted..<audioTarget)
+                        audioFaulted = audioTarget
+                    }
+                }
+            }
+        }
+    }
+}
