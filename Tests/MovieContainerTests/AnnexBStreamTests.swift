@@ -112,3 +112,119 @@ import Testing
         #expect(stream.accessUnits.map(\.presentationIndex) == plain.accessUnits.map(\.presentationIndex))
     }
 }
+
+/// Reading a stream a piece at a time, as the muxer does while it writes, finds what reading it
+/// whole finds; pictures get the display order sorting gives.
+@Suite struct StreamingParseTests {
+    typealias Generator = AnnexBStreamTests.Generator
+
+    /// Scans `bytes` in pieces ending at `limits`, then finishes.
+    static func scanInPieces(_ bytes: [UInt8], limits: [Int]) -> [Range<Int>] {
+        var units: [Range<Int>] = []
+        var scanner = AnnexBStream.UnitScanner()
+        bytes.withUnsafeBytes { buffer in
+            for limit in limits { scanner.scan(buffer, upTo: limit, into: &units) }
+            scanner.finish(buffer, into: &units)
+        }
+        return units
+    }
+
+    @Test("start codes split across pieces are found as in one pass, wherever the pieces end")
+    func scannerInPieces() throws {
+        var generator = Generator(state: 11)
+        let alphabet: [UInt8] = [0, 0, 0, 0, 1, 1, 3, 0x65, 0xFF]
+        for length in [0, 1, 2, 3, 5, 17, 18, 19, 40, 100, 333] {
+            for _ in 0..<60 {
+                let bytes = (0..<length).map { _ in alphabet.randomElement(using: &generator)! }
+                let limits = (0..<Int.random(in: 0...6, using: &generator)).map { _ in Int.random(in: 0...length, using: &generator) }.sorted()
+                #expect(Self.scanInPieces(bytes, limits: limits) == AnnexBStreamTests.referenceNALUnits(bytes), "\(bytes) \(limits)")
+            }
+        }
+        for name in ["testsrc-ipp.264", "testsrc-bframes.264", "testsrc-bframes-long.264"] {
+            let bytes = try Fixture.bytes(name)
+            let whole = bytes.withUnsafeBytes { AnnexBStream.nalUnitRanges(in: $0) }
+            for piece in [1, 2, 3, 7, 16, 100, 4096] {
+                #expect(Self.scanInPieces(bytes, limits: Array(stride(from: piece, to: bytes.count, by: piece))) == whole, "\(name) in \(piece)-byte pieces")
+            }
+        }
+    }
+
+    @Test("pictures parsed a few units at a time are the access units of the whole stream")
+    func picturesInPieces() throws {
+        var generator = Generator(state: 5)
+        for name in ["testsrc-ipp.264", "testsrc-bframes.264", "testsrc-bframes-long.264"] {
+            let bytes = try Fixture.bytes(name)
+            let stream = try AnnexBStream(annexB: bytes)
+            let units = bytes.withUnsafeBytes { AnnexBStream.nalUnitRanges(in: $0) }
+            let headers = units.map { bytes[$0.lowerBound] }
+            var parser = AnnexBStream.PictureParser(sps: stream.configuration.sps)
+            var pictures: [(units: [Range<Int>], isSync: Bool)] = []
+            var start = 0
+            try bytes.withUnsafeBytes { buffer in
+                while start <= units.count {
+                    let end = min(units.count, start + Int.random(in: 0...5, using: &generator))
+                    // A fresh `kept` for each piece, as the muxer's reading thread uses.
+                    var kept: [Range<Int>] = [], found: [AnnexBStream.PictureParser.Picture] = []
+                    try parser.add(units[start..<end], headers: headers[start..<end], of: buffer, keeping: &kept, pictures: &found)
+                    if end == units.count { parser.finish(keeping: &kept, pictures: &found) }
+                    pictures += found.map { (Array(kept[$0.nalUnits]), $0.isSync) }
+                    if end == units.count { break }
+                    start = end
+                }
+            }
+            #expect(pictures.map(\.units) == stream.accessUnits.map { Array($0.nalUnitRanges) }, "\(name)")
+            #expect(pictures.map(\.isSync) == stream.accessUnits.map(\.isSync), "\(name)")
+        }
+    }
+
+    @Test("the reorder bound is read from the VUI's bitstream restriction (as ffmpeg's trace_headers prints it)")
+    func reorderBoundFromTheSPS() throws {
+        // x264 writes max_num_reorder_frames: 0 without B-frames, 2 with a B-pyramid.
+        let expected = ["testsrc-ipp.264": 0, "testsrc-bframes.264": 2, "testsrc-bframes-long.264": 2]
+        for (name, bound) in expected {
+            let stream = try AnnexBStream(annexB: Fixture.bytes(name))
+            #expect(stream.configuration.sps.maxNumReorderFrames == UInt32(bound), "\(name)")
+            #expect(stream.reorderDepth <= bound, "\(name): the stream keeps the bound it states")
+        }
+    }
+
+    @Test("display positions given while reading equal sorting, with the least bound a stream keeps; one less is caught")
+    func presentationOrderMatchesSorting() throws {
+        var generator = Generator(state: 3)
+        for _ in 0..<400 {
+            // IDR periods of random length; within each, display positions shuffled by local swaps.
+            var pictures: [(period: Int, poc: Int)] = []
+            for period in 0..<Int.random(in: 1...3, using: &generator) {
+                var display = Array(0..<Int.random(in: 1...24, using: &generator))
+                for _ in 0..<Int.random(in: 0...12, using: &generator) where display.count > 1 {
+                    let i = Int.random(in: 0..<display.count - 1, using: &generator)
+                    let j = min(display.count - 1, i + Int.random(in: 1...4, using: &generator))
+                    display.swapAt(i, j)
+                }
+                pictures += display.map { (period, 2 * $0 + 64) }
+            }
+            let sorted = pictures.indices.sorted { (pictures[$0].period, pictures[$0].poc, $0) < (pictures[$1].period, pictures[$1].poc, $1) }
+            let bound = pictures.indices.map { i in
+                pictures[..<i].filter { $0.period == pictures[i].period && $0.poc > pictures[i].poc }.count
+            }.max() ?? 0
+
+            var order = PresentationOrder(reorderBound: bound)
+            var shown: [Int] = []
+            for picture in pictures {
+                try order.add(idrPeriod: picture.period, pictureOrderCount: picture.poc) { decode, presentation in
+                    #expect(presentation == shown.count)
+                    shown.append(decode)
+                }
+            }
+            order.finish { decode, _ in shown.append(decode) }
+            #expect(shown == sorted)
+
+            if bound > 0 {
+                var tight = PresentationOrder(reorderBound: bound - 1)
+                #expect(throws: PresentationOrder.BoundExceeded.self) {
+                    for picture in pictures { try tight.add(idrPeriod: picture.period, pictureOrderCount: picture.poc) { _, _ in } }
+                }
+            }
+        }
+    }
+}

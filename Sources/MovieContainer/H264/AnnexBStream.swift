@@ -66,7 +66,6 @@ public struct AnnexBStream: Sendable {
     public static func nalUnitRanges(in buffer: UnsafeRawBufferPointer) -> [Range<Int>] {
         var units: [Range<Int>] = []
         var scanner = UnitScanner()
-        scanner.scan(buffer, upTo: buffer.count, into: &units)
         scanner.finish(buffer, into: &units)
         return units
     }
@@ -128,8 +127,10 @@ public struct AnnexBStream: Sendable {
             position = max(position, i)
         }
 
-        /// Ends the scan: the unit the last start code began runs to the end of `buffer`.
+        /// Ends the scan: scans what is left, and the unit the last start code began runs to the
+        /// end of `buffer`.
         public mutating func finish(_ buffer: UnsafeRawBufferPointer, into units: inout [Range<Int>]) {
+            scan(buffer, upTo: buffer.count, into: &units)
             if start >= 0, start < buffer.count { units.append(start..<buffer.count) }
             start = -1
             position = buffer.count

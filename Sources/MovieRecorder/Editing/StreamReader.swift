@@ -119,9 +119,8 @@ final class StreamReader: @unchecked Sendable {
                     let limit = min(buffer.count, position + segmentSize)
                     prefaultMappedPages(buffer, position..<limit)
                     units.removeAll(keepingCapacity: true)
-                    scanner.scan(buffer, upTo: limit, into: &units)
                     let atEnd = limit == buffer.count
-                    if atEnd { scanner.finish(buffer, into: &units) }
+                    if atEnd { scanner.finish(buffer, into: &units) } else { scanner.scan(buffer, upTo: limit, into: &units) }
                     position = limit
                     // The header bytes in a loop of their own, so their cache misses overlap.
                     let headers = units.map { buffer[$0.lowerBound] }
