@@ -14,4 +14,15 @@ static inline int CLinux_fallocate(int fd, int mode, long long offset, long long
 
 static inline int CLinux_FALLOC_FL_KEEP_SIZE(void) { return FALLOC_FL_KEEP_SIZE; }
 
+// madvise(2) advice that faults in a range's page tables (Linux 5.14). Its value is fixed by the
+// kernel ABI; glibc headers before 2.35 do not name it.
+#include <sys/mman.h>
+static inline int CLinux_MADV_POPULATE_READ(void) {
+#ifdef MADV_POPULATE_READ
+    return MADV_POPULATE_READ;
+#else
+    return 22;
+#endif
+}
+
 #endif

@@ -179,8 +179,9 @@ import Testing
 
     @Test("the reorder bound is read from the VUI's bitstream restriction (as ffmpeg's trace_headers prints it)")
     func reorderBoundFromTheSPS() throws {
-        // x264 writes max_num_reorder_frames: 0 without B-frames, 2 with a B-pyramid.
-        let expected = ["testsrc-ipp.264": 0, "testsrc-bframes.264": 2, "testsrc-bframes-long.264": 2]
+        // x264 writes max_num_reorder_frames: 0 without B-frames, 2 with a B-pyramid;
+        // testsrc-hrd.264 has it after NAL HRD parameters (ffmpeg's trace: bit 245, "011").
+        let expected = ["testsrc-ipp.264": 0, "testsrc-bframes.264": 2, "testsrc-bframes-long.264": 2, "testsrc-hrd.264": 2]
         for (name, bound) in expected {
             let stream = try AnnexBStream(annexB: Fixture.bytes(name))
             #expect(stream.configuration.sps.maxNumReorderFrames == UInt32(bound), "\(name)")

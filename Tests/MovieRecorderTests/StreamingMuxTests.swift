@@ -32,7 +32,8 @@ import Testing
         return result.output.split(separator: "\n").map(String.init)
     }
 
-    /// For each picture in decode order, its display position as ffmpeg's decoder puts it.
+    /// For each picture in decode order, its display position as ffmpeg's decoder puts it
+    /// (`coded_picture_number`, which FFmpeg 5.1 — Debian 12's — still prints; FFmpeg 7 dropped it).
     func ffmpegDisplayPositions(_ streamPath: String) throws -> [Int] {
         let result = try run("ffprobe", ["-v", "error", "-show_entries", "frame=coded_picture_number", "-of", "csv=p=0", streamPath])
         #expect(result.status == 0, "ffprobe: \(result.error)")
@@ -43,21 +44,40 @@ import Testing
     }
 
     @Test("written while read: the movie of the whole-stream muxer, pictures where ffmpeg shows them",
-          arguments: ["testsrc-ipp.264", "testsrc-bframes.264", "testsrc-bframes-long.264"], [nil, Duration.milliseconds(300)])
-    func streamedMovieMatches(_ name: String, fragmentInterval: Duration?) throws {
+          arguments: ["testsrc-ipp.264", "testsrc-bframes.264", "testsrc-bframes-long.264", "testsrc-hrd.264"],
+          [(nil, 1 << 20), (Duration.milliseconds(300), 1 << 20), (nil, 7), (Duration.milliseconds(300), 61)])
+    func streamedMovieMatches(_ name: String, layout: (fragmentInterval: Duration?, segmentSize: Int)) throws {
+        try checkStreamedMovie(fixture(name), fragmentInterval: layout.fragmentInterval, segmentSize: layout.segmentSize)
+    }
+
+    @Test("1,200 frames read 512 bytes at a time: pictures cross every boundary and the waiting list is compacted")
+    func longStreamInSmallSegments() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        // Eight copies of a stream that starts with its parameter sets and an IDR picture are one
+        // valid stream of eight IDR periods.
+        let one = try RandomAccessFile.readAll(fixture("testsrc-bframes-long.264"))
+        let path = dir.file("long.264")
+        try Data(Array([[UInt8]](repeating: one, count: 8).joined())).write(to: URL(fileURLWithPath: path))
+        try checkStreamedMovie(path, fragmentInterval: nil, segmentSize: 512)
+        try checkStreamedMovie(path, fragmentInterval: .seconds(1), segmentSize: 4096)
+    }
+
+    func checkStreamedMovie(_ path: String, fragmentInterval: Duration?, segmentSize: Int) throws {
+        let name = URL(fileURLWithPath: path).lastPathComponent
         let dir = try TemporaryDirectory()
         defer { dir.cleanUp() }
         let out = dir.file("out.mov"), reference = dir.file("reference.mov")
         let options = options(fragmentInterval: fragmentInterval)
-        let result = try StreamMuxer.mux(videoFile: fixture(name), audio: (WAVFile(path: Self.audioPath), Self.audioPath),
-                                         to: out, options: options)
-        #expect(result.wasStreamed, "the SPS states its reorder bound")
-        let stream = try AnnexBStream(contentsOfFile: fixture(name))
+        let result = try StreamMuxer.mux(videoFile: path, audio: (WAVFile(path: Self.audioPath), Self.audioPath),
+                                         to: out, options: options, segmentSize: segmentSize)
+        #expect(result.wasStreamed, "\(name): the SPS states its reorder bound")
+        let stream = try AnnexBStream(contentsOfFile: path)
         #expect(result.videoFrameCount == stream.accessUnits.count)
         let bound = Int(try #require(stream.configuration.sps.maxNumReorderFrames))
-        let whole = try wholeStreamMovie(fixture(name), audio: true, options: options)
+        let whole = try wholeStreamMovie(path, audio: true, options: options)
         if stream.reorderDepth == bound {
-            #expect(try RandomAccessFile.readAll(out) == whole, "byte for byte")
+            #expect(try RandomAccessFile.readAll(out) == whole, "\(name): byte for byte")
         }
         // Otherwise the decode times start `bound` frames early instead of `reorderDepth`: the
         // samples, their display times and key flags are the same.
@@ -65,7 +85,7 @@ import Testing
         #expect(try videoPackets(out) == (try videoPackets(reference)))
         let ticks = Int(options.frameRate.frameDuration)
         let shown = try videoPackets(out).map { Int($0.split(separator: ",")[0])! / ticks }
-        #expect(shown == (try ffmpegDisplayPositions(fixture(name))), "display order as ffmpeg decodes the stream")
+        #expect(shown == (try ffmpegDisplayPositions(path)), "\(name): display order as ffmpeg decodes the stream")
         let probed = try ffprobeStreams(out)
         #expect(probed.first { $0.codec_type == "video" }?.start_time == "0.000000")
         #expect(probed.first { $0.codec_type == "video" }?.nb_frames == "\(stream.accessUnits.count)")
@@ -162,23 +182,67 @@ import Testing
         let input = dir.file("corrupt.264"), out = dir.file("out.mov")
         try Data(bytes).write(to: URL(fileURLWithPath: input))
         #expect(throws: MovieFormatError.self) { try AnnexBStream(annexB: bytes) }
-        #expect(throws: MovieFormatError.self) { try StreamMuxer.mux(videoFile: input, audio: nil, to: out, options: options()) }
+        // Read 64 bytes at a time, so pictures before the bad one are already written.
+        #expect(throws: MovieFormatError.self) {
+            try StreamMuxer.mux(videoFile: input, audio: nil, to: out, options: options(), segmentSize: 64)
+        }
         #expect(!RandomAccessFile.exists(out), "the partial movie is removed")
     }
 
-    @Test("the streamed mux reserves about the input's size and gives back what it did not use")
-    func reservationIsGivenBack() throws {
+    @Test("with a WAV ten times longer than the video, the audio is cut to the video and the spare reservation given back")
+    func longerAudioIsCutAndItsReservationGivenBack() throws {
         let dir = try TemporaryDirectory()
         defer { dir.cleanUp() }
+        // 10 s of audio for 1 s of video: the streamed mux reserves the whole WAV (it cannot
+        // know the frame count before reading the stream), about 1.7 MB more than it writes.
+        let wavPath = dir.file("long.wav")
+        let made = try run("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=frequency=1000:sample_rate=48000", "-t", "10",
+                                      "-ac", "2", "-c:a", "pcm_s16le", wavPath])
+        #expect(made.status == 0, "ffmpeg: \(made.error)")
         for interval in [nil, Duration.milliseconds(300)] {
             let path = dir.file("out-\(interval == nil ? "plain" : "fragmented").mov")
-            try StreamMuxer.mux(videoFile: fixture("testsrc-bframes-long.264"), audio: (WAVFile(path: Self.audioPath), Self.audioPath),
-                                to: path, options: options(fragmentInterval: interval))
+            let result = try StreamMuxer.mux(videoFile: fixture("testsrc-bframes.264"), audio: (WAVFile(path: wavPath), wavPath),
+                                             to: path, options: options(fragmentInterval: interval))
+            #expect(result.wasStreamed)
             var info = stat()
             #expect(stat(path, &info) == 0)
             let allocated = Int(info.st_blocks) * 512
             let limit = (Int(info.st_size) + 4095) / 4096 * 4096 + 65536
-            #expect(allocated <= limit, "no blocks left reserved past the end")
+            #expect(allocated <= limit, "no blocks left reserved past the end (\(allocated) bytes for \(info.st_size))")
+            let audio = try #require(try ffprobeStreams(path).first { $0.codec_type == "audio" })
+            #expect(audio.duration == "1.000000", "the audio is cut to the video's second")
         }
+    }
+
+    @Test("audio frames per video frame, exactly, at NTSC rates and past any overflow")
+    func audioSplitIsExact() throws {
+        let wav = try WAVFile(path: Self.audioPath)  // 48 kHz, 48,000 frames
+        let ntsc = FrameRate(frames: 30000, seconds: 1001)
+        // 1,601.6 audio frames per video frame: rounded down, never drifting.
+        #expect(StreamMuxer.audioFrames(afterVideoFrames: 1, rate: ntsc, wav: wav) == 1601)
+        #expect(StreamMuxer.audioFrames(afterVideoFrames: 5, rate: ntsc, wav: wav) == 8008)
+        #expect(StreamMuxer.audioFrames(afterVideoFrames: 29, rate: ntsc, wav: wav) == 46446)
+        #expect(StreamMuxer.audioFrames(afterVideoFrames: 30, rate: ntsc, wav: wav) == 48000, "no more than the file has")
+        #expect(StreamMuxer.audioFrames(afterVideoFrames: 0, rate: ntsc, wav: wav) == 0)
+        #expect(StreamMuxer.audioFrames(afterVideoFrames: Int.max, rate: FrameRate(frames: 1, seconds: .max), wav: wav) == 48000)
+    }
+
+    @Test("an output that is the video or audio input (or a link to it) is refused, even with overwrite, and both stay intact")
+    func outputThatIsAnInputIsRefused() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let video = dir.file("in.264"), audio = dir.file("in.wav"), link = dir.file("link.mov")
+        try FileManager.default.copyItem(atPath: fixture("testsrc-bframes.264"), toPath: video)
+        try FileManager.default.copyItem(atPath: Self.audioPath, toPath: audio)
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: audio)
+        var options = options()
+        options.overwrite = true
+        for output in [video, audio, link] {
+            #expect(throws: FileError.self) {
+                try StreamMuxer.mux(videoFile: video, audio: (WAVFile(path: audio), audio), to: output, options: options)
+            }
+        }
+        #expect(try RandomAccessFile.readAll(video) == (try RandomAccessFile.readAll(fixture("testsrc-bframes.264"))))
+        #expect(try RandomAccessFile.readAll(audio) == (try RandomAccessFile.readAll(Self.audioPath)))
     }
 }

@@ -21,8 +21,9 @@ public struct SequenceParameterSet: Hashable, Sendable {
     /// given.
     public var colorDescription: ColorDescription?
     /// The most frames that may precede a frame in decode order and follow it in display order
-    /// (the VUI's `max_num_reorder_frames`), when the stream states it; `nil` when it does not, or
-    /// when the VUI ends before it. A muxer that knows it can give pictures their display
+    /// (the VUI's `max_num_reorder_frames`), when the stream states it; `nil` when it does not,
+    /// when the VUI ends before it or is malformed on the way, or when the bound exceeds
+    /// `max_dec_frame_buffering`. A muxer that knows it can give pictures their display
     /// positions while it reads, instead of after the whole stream.
     public var maxNumReorderFrames: UInt32?
 

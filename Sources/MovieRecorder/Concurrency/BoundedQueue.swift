@@ -82,4 +82,8 @@ final class BoundedQueue<Element>: @unchecked Sendable {
     }
 
     var isEmpty: Bool { lock.withLock { count == 0 } }
+
+    /// A Boolean value that indicates whether ``close()`` was called, for a producer that does a
+    /// lot of work between pushes and should stop early.
+    var isClosed: Bool { lock.withLock { closed } }
 }

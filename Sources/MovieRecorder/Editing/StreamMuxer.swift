@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A frame rate as a ratio, such as 30/1 or 30000/1001.
 public struct FrameRate: Hashable, Sendable, CustomStringConvertible {
     public var frames: UInt32
@@ -28,8 +32,8 @@ public struct FrameRate: Hashable, Sendable, CustomStringConvertible {
 /// a second thread finds the NAL units and pictures a megabyte at a time, and the pictures get
 /// their display positions from the reorder bound the stream's SPS states, so reading and
 /// writing overlap. A stream that states no bound (or breaks it) is read whole first, as
-/// ``mux(video:audio:to:options:)`` does for an ``AnnexBStream`` already in memory; the movie is
-/// the same either way.
+/// ``mux(video:audio:to:options:)`` does for an ``AnnexBStream`` already in memory; the movies
+/// differ only in how early decode times start (see ``mux(videoFile:audio:to:options:)``).
 public struct StreamMuxer {
     /// What to mux.
     public struct Options: Sendable {
@@ -46,7 +50,7 @@ public struct StreamMuxer {
         /// into an ordinary movie; see ``MovieWriter/Configuration/fragmentInterval``.
         public var fragmentInterval: Duration?
         /// A Boolean value that indicates whether the movie is forced to the disk (`fdatasync`)
-        /// before ``StreamMuxer/mux(video:audio:to:options:)`` returns, and with fragments after
+        /// before a mux returns, and with fragments after
         /// each one. Off by default: like `cp`, a remux of files that still exist leaves the
         /// write-back to the kernel.
         public var synchronizesToDisk = false
@@ -108,13 +112,30 @@ public struct StreamMuxer {
     /// one difference: the decoder delay (how far decode times start before 0) is the reorder
     /// bound the SPS states, which can be larger than the stream needs.
     /// - Throws: ``FileError``, ``MovieFormatError``, ``MovieWriterError`` or
-    ///   ``WAVFile/FormatError``; a failed write removes the partial output.
+    ///   ``WAVFile/FormatError``; a failed write removes the partial output. An output that is
+    ///   one of the inputs (the same file, or a link to it) is refused before anything is
+    ///   written: the inputs are mapped, and writing over one would cut it short under the
+    ///   mapping.
     @discardableResult
     public static func mux(videoFile videoPath: String, audio: (wav: WAVFile, path: String)?, to outputPath: String,
                            options: Options) throws -> Result {
+        try mux(videoFile: videoPath, audio: audio, to: outputPath, options: options, segmentSize: StreamReader.defaultSegmentSize)
+    }
+
+    /// ``mux(videoFile:audio:to:options:)`` reading `segmentSize` bytes at a time (tests use
+    /// small ones to cross segment boundaries everywhere).
+    static func mux(videoFile videoPath: String, audio: (wav: WAVFile, path: String)?, to outputPath: String,
+                    options: Options, segmentSize: Int) throws -> Result {
+        for input in [videoPath] + (audio.map { [$0.path] } ?? []) where RandomAccessFile.isSameFile(input, outputPath) {
+            throw FileError(path: outputPath, step: "writing the movie over its input \(input)", errno: EEXIST)
+        }
         let bytes = try mapped(videoPath, readAhead: false)
         let audioBytes = try audio.map { try mapped($0.path, readAhead: false) } ?? ImmutableBytes([])
-        let reader = StreamReader(bytes: bytes, audioBytes: audioBytes)
+        let rate = options.frameRate
+        let reader = StreamReader(bytes: bytes, audioBytes: audioBytes, audioEnd: { pictures in
+            guard let wav = audio?.wav else { return 0 }
+            return Int(wav.dataOffset + audioFrames(afterVideoFrames: pictures, rate: rate, wav: wav) * UInt64(wav.format.bytesPerFrame))
+        }, segmentSize: segmentSize)
         defer { reader.stop() }
         guard let bound = try reader.configuration() else {
             return try readWholeFirst(bytes, audio: audio, to: outputPath, options: options)
@@ -149,6 +170,8 @@ public struct StreamMuxer {
 
     private static func readWholeFirst(_ bytes: ImmutableBytes, audio: (wav: WAVFile, path: String)?, to outputPath: String,
                                        options: Options) throws -> Result {
+        // Read whole on this thread: faulted in at once rather than page by page.
+        bytes.withUnsafeBytes { prefaultMappedPages($0, 0..<$0.count) }
         let stream = try AnnexBStream(annexB: bytes)
         let summary = try mux(video: stream, audio: audio, to: outputPath, options: options)
         return Result(summary: summary, videoFrameCount: stream.accessUnits.count, wasStreamed: false)
@@ -165,8 +188,15 @@ public struct StreamMuxer {
                 let frames = videoFrames.map { audioFrames(afterVideoFrames: $0, rate: options.frameRate, wav: wav) } ?? wav.frameCount
                 return frames * UInt64(wav.format.bytesPerFrame)
             } ?? 0
-            let reserved = videoBytes + audioBytes
-            try output.reserve(reserved)
+            var reserved = videoBytes + audioBytes
+            do {
+                try output.reserve(reserved)
+            } catch let error as FileError where error.code == .noSpace && videoFrames == nil && audioBytes > 0 {
+                // Without the frame count all of the WAV was asked for, which may be far more
+                // than goes into the movie: only the video, then.
+                reserved = videoBytes
+                try output.reserve(reserved)
+            }
             let summary = try body(output)
             // Blocks reserved past the end stay allocated until the file is cut to its size.
             if summary.fileSize < reserved { try output.truncate(to: summary.fileSize) }
@@ -186,12 +216,13 @@ public struct StreamMuxer {
         return try file.mappedContents(readAhead: readAhead)
     }
 
-    /// How many frames of `wav` go with the first `videoFrames` frames of video: all that start
-    /// before the last of them ends, no more than the file has.
+    /// How many frames of `wav` go with the first `videoFrames` frames of video: all that end by
+    /// the time the last of them ends, no more than the file has.
     static func audioFrames(afterVideoFrames videoFrames: Int, rate: FrameRate, wav: WAVFile) -> UInt64 {
-        // videoFrames × seconds × sampleRate ÷ frames, exactly.
-        let (high, low) = (UInt64(videoFrames) * UInt64(rate.seconds)).multipliedFullWidth(by: UInt64(wav.format.sampleRate))
-        guard high < UInt64(rate.frames) else { return wav.frameCount }
+        // videoFrames × seconds × sampleRate ÷ frames, exactly (rounded down).
+        let (ticks, overflow) = UInt64(max(0, videoFrames)).multipliedReportingOverflow(by: UInt64(rate.seconds))
+        let (high, low) = ticks.multipliedFullWidth(by: UInt64(wav.format.sampleRate))
+        guard !overflow, high < UInt64(rate.frames) else { return wav.frameCount }
         return min(wav.frameCount, UInt64(rate.frames).dividingFullWidth((high, low)).quotient)
     }
 }

@@ -1,14 +1,14 @@
 /// Reads a mapped Annex-B stream on a thread of its own, a megabyte at a time, and hands the
 /// pictures it finds to the thread writing the movie, which gives them their display positions
 /// with ``PresentationOrder`` and writes them in decode order. The reading thread also faults in
-/// the audio the writer will need next, so neither input's pages are mapped on the writer's
-/// time.
+/// the audio that goes with the pictures it has read, so neither input's pages are mapped on
+/// the writer's time.
 ///
 /// Finding NAL units touches every byte of the stream; writing copies every byte into the page
 /// cache. On two cores the two now overlap instead of following each other.
 final class StreamReader: @unchecked Sendable {
     // @unchecked: the queue synchronises itself; `thread` is touched only by the thread that
-    // created the reader.
+    // created the reader (and `deinit`); the reading closure does not capture `self`.
 
     /// What the parameter sets said.
     struct Bound {
@@ -26,18 +26,21 @@ final class StreamReader: @unchecked Sendable {
         case wholeStreamNeeded
     }
 
-    /// How much of the stream is read at a time.
-    static let segmentSize = 1 << 20
+    /// How much of the stream is read at a time, unless asked otherwise.
+    static let defaultSegmentSize = 1 << 20
     /// How many read segments may wait for the writer.
     private let queue = BoundedQueue<Message>(capacity: 8)
     private var thread: DedicatedThread?
 
-    /// Starts reading `bytes` (the stream) on a new thread; `audioBytes` (maybe empty) is faulted
-    /// in alongside, in proportion.
-    init(bytes: ImmutableBytes, audioBytes: ImmutableBytes) {
+    /// Starts reading `bytes` (the stream) on a new thread, `segmentSize` bytes at a time.
+    /// `audioBytes` (maybe empty) is faulted in alongside: `audioEnd(n)` says where in it the
+    /// audio that goes with the first `n` pictures ends.
+    init(bytes: ImmutableBytes, audioBytes: ImmutableBytes, audioEnd: @escaping @Sendable (Int) -> Int,
+         segmentSize: Int = defaultSegmentSize) {
         let queue = self.queue
+        let segmentSize = max(1, segmentSize)
         thread = DedicatedThread(name: "movrec-demux") {
-            Self.read(bytes, audioBytes: audioBytes, into: queue)
+            Self.read(bytes, audioBytes: audioBytes, audioEnd: audioEnd, segmentSize: segmentSize, into: queue)
         }
     }
 
@@ -103,7 +106,8 @@ final class StreamReader: @unchecked Sendable {
         thread = nil
     }
 
-    private static func read(_ bytes: ImmutableBytes, audioBytes: ImmutableBytes, into queue: BoundedQueue<Message>) {
+    private static func read(_ bytes: ImmutableBytes, audioBytes: ImmutableBytes, audioEnd: (Int) -> Int, segmentSize: Int,
+                             into queue: BoundedQueue<Message>) {
         defer { queue.close() }
         bytes.withUnsafeBytes { buffer in
             audioBytes.withUnsafeBytes { audio in
@@ -114,8 +118,10 @@ final class StreamReader: @unchecked Sendable {
                 var parameterSets: [[UInt8]] = []
                 var haveSPS = false, havePPS = false
                 var parser: AnnexBStream.PictureParser?
-                var position = 0, audioFaulted = 0
-                while true {
+                var position = 0, audioFaulted = 0, pictureCount = 0
+                // A writer that stopped (it failed, or the stream broke its bound) closes the
+                // queue; a long stretch without a finished picture must not keep it waiting.
+                while !queue.isClosed {
                     let limit = min(buffer.count, position + segmentSize)
                     prefaultMappedPages(buffer, position..<limit)
                     units.removeAll(keepingCapacity: true)
@@ -165,14 +171,16 @@ final class StreamReader: @unchecked Sendable {
                         return
                     }
                     if !pictures.isEmpty {
+                        pictureCount += pictures.count
                         guard queue.push(.pictures(units: kept, pictures: pictures)) else { return }
                     }
                     if atEnd {
                         if parser == nil { queue.push(.wholeStreamNeeded) }
                         return
                     }
-                    // The audio the writer reaches with the video read so far.
-                    let audioTarget = Int(Double(audio.count) * Double(position) / Double(buffer.count))
+                    // The audio that goes with the pictures read so far, and no more: a WAV
+                    // longer than the video is not read past its end.
+                    let audioTarget = min(audio.count, audioEnd(pictureCount))
                     if audioTarget > audioFaulted {
                         prefaultMappedPages(audio, audioFaulted..<audioTarget)
                         audioFaulted = audioTarget

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CLinux
 
 /// Part of a file mapped read-only into memory, its pages faulted in when mapped
 /// (`MAP_POPULATE`) unless asked otherwise, unmapped when the last reference goes.
@@ -41,7 +42,7 @@ func prefaultMappedPages(_ buffer: UnsafeRawBufferPointer, _ range: Range<Int>) 
     let start = Int(bitPattern: base + range.lowerBound)
     let alignedStart = start - start % page
     let length = start + range.count - alignedStart
-    if madvise(UnsafeMutableRawPointer(bitPattern: alignedStart), length, MADV_POPULATE_READ) == 0 { return }
+    if madvise(UnsafeMutableRawPointer(bitPattern: alignedStart), length, CLinux_MADV_POPULATE_READ()) == 0 { return }
     var sum: UInt8 = 0
     for offset in stride(from: range.lowerBound, to: range.upperBound, by: page) { sum &+= buffer[offset] }
     withExtendedLifetime(sum) {}

@@ -249,8 +249,9 @@ public final class RandomAccessFile: MovieByteSink, MovieByteSource, MovieScratc
     /// changing the file's size (`fallocate` with `FALLOC_FL_KEEP_SIZE`).
     ///
     /// Writes into reserved blocks skip the file system's per-block allocation (on ext4 about a
-    /// tenth of a buffered write), and a full disk shows before anything is written. Reserve no
-    /// more than will be written: blocks past the end stay allocated until the file is cut.
+    /// tenth of a buffered write), and a full disk shows before anything is written. Blocks
+    /// reserved past the end stay allocated until the file is cut (``truncate(to:)``, even to
+    /// its own size, gives them back).
     /// - Throws: ``FileError`` (``FileError/Code/noSpace``) when the disk cannot hold them; a file
     ///   system that cannot reserve is not an error.
     public func reserve(_ count: UInt64) throws {
@@ -294,8 +295,8 @@ public final class RandomAccessFile: MovieByteSink, MovieByteSource, MovieScratc
         guard unlink(path) == 0 || errno == ENOENT else { throw FileError(path: path, step: "removing", errno: errno) }
     }
 
-    /// The whole file's bytes, mapped read-only (`mmap`) and read ahead into memory, without a
-    /// copy; a file that cannot be mapped is read instead. The mapping outlives this object and
+    /// The whole file's bytes, mapped read-only (`mmap`) and, unless asked otherwise, read ahead
+    /// into memory, without a copy; a file that cannot be mapped is read instead. The mapping outlives this object and
     /// is removed (`munmap`) when the last reference to the bytes goes.
     ///
     /// - Important: the file must not be truncated while it is mapped: reading a page past its
