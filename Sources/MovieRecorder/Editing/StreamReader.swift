@@ -171,19 +171,21 @@ final class StreamReader: @unchecked Sendable {
                         return
                     }
                     if !pictures.isEmpty {
+                        // The audio that goes with these pictures, faulted in before the writer
+                        // gets them: a writer copying from pages still being faulted in waits
+                        // for them, page by page. No more than goes with the pictures read: a
+                        // WAV longer than the video is not read past its end.
                         pictureCount += pictures.count
+                        let audioTarget = min(audio.count, audioEnd(pictureCount))
+                        if audioTarget > audioFaulted {
+                            prefaultMappedPages(audio, audioFaulted..<audioTarget)
+                            audioFaulted = audioTarget
+                        }
                         guard queue.push(.pictures(units: kept, pictures: pictures)) else { return }
                     }
                     if atEnd {
                         if parser == nil { queue.push(.wholeStreamNeeded) }
                         return
-                    }
-                    // The audio that goes with the pictures read so far, and no more: a WAV
-                    // longer than the video is not read past its end.
-                    let audioTarget = min(audio.count, audioEnd(pictureCount))
-                    if audioTarget > audioFaulted {
-                        prefaultMappedPages(audio, audioFaulted..<audioTarget)
-                        audioFaulted = audioTarget
                     }
                 }
             }
