@@ -1,0 +1,46 @@
+# Renders the README's benchmark tables from Benchmarks/results.json.
+import json, sys
+d = json.load(open(sys.argv[1]))
+m = d['machine']
+out = []
+out.append(f"Machine: {m['cpu']}, {m['cores']} cores, {m['memory'].split(':')[1].strip()} RAM, Linux {m['kernel']}; "
+           f"{m['x264']}, {' '.join(m['ffmpeg'].split()[:3])}, GStreamer {m['gstreamer'].split()[-1]}, {m['swift'].split(' (')[0]}. "
+           f"Medians of {int(d['runs'])} alternated runs.")
+out.append("")
+out.append("| a. encode cell | library (API) vs x264 CLI | `movrec record` vs x264 CLI | library vs ffmpeg | GStreamer vs x264 CLI | ffmpeg vs x264 CLI | peak RSS: library / x264 CLI / ffmpeg (MiB) |")
+out.append("|---|---|---|---|---|---|---|")
+for c in d['encode']:
+    k = c['contenders']
+    out.append(f"| {c['cell']} ({c['frames']} frames) | {k['api']['speedVsX264']:.3f}× | {k['movrec']['speedVsX264']:.3f}× | "
+               f"{k['api']['speedVsFFmpeg']:.3f}× | {k['gstreamer']['speedVsX264']:.3f}× | {k['ffmpeg']['speedVsX264']:.3f}× | "
+               f"{k['api']['peakRSSMiB']:.1f} / {k['x264']['peakRSSMiB']:.1f} / {k['ffmpeg']['peakRSSMiB']:.1f} |")
+out.append("")
+out.append("| b. mux | `movrec mux` vs cp | ffmpeg vs cp | GStreamer vs cp | movrec mux wall |")
+out.append("|---|---|---|---|---|")
+for c in d['mux']:
+    k = c['contenders']
+    out.append(f"| {c['cell']} | {k['movrec mux']['speedVsCopy']:.3f}× | {k['ffmpeg']['speedVsCopy']:.3f}× | {k['gstreamer']['speedVsCopy']:.3f}× | {k['movrec mux']['wallSeconds']*1000:.0f} ms |")
+if 'muxRerun' in d:
+    r = d['muxRerun']
+    out.append("")
+    out.append(f"(b re-run with {r['runs']} runs, `{r['command']}`, after the last muxer change; the other sections do not use the muxer.)")
+out.append("")
+out.append("| c. recording | finalize | peak RSS |")
+out.append("|---|---|---|")
+for c in d['stopAndMemory']:
+    out.append(f"| {c['recording']} | {c['finalizeSeconds']*1000:.2f} ms | {c['peakRSSMiB']:.1f} MiB |")
+r = d['rotation']
+out.append("")
+out.append(f"d. Rotation propagation: median {r['medianSeconds']*1e6:.1f} µs, p99 {r['p99Seconds']*1e6:.1f} µs.")
+l = d['live']
+out.append("")
+out.append(f"e. Live 720p30 veryfast: {l['droppedWorst']} dropped, {l['cpuPerSecond']:.3f} CPU s per recorded second vs {l['x264CPUPerSecond']:.3f} for x264 alone ({l['ratio']:.3f}×).")
+s = d['startup']
+out.append("")
+out.append(f"f. Start-up to the first encoded frame: movrec {s['movrec']['wallSeconds']*1000:.1f} ms, x264 CLI {s['x264']['wallSeconds']*1000:.1f} ms, ffmpeg {s['ffmpeg']['wallSeconds']*1000:.1f} ms.")
+g = d['durability']
+out.append("")
+out.append("g. Durability: " + ", ".join(f"{name} {v['wallSeconds']:.3f} s ({v['speedVsNoFragments']:.3f}×)" for name, v in g.items()) + ".")
+out.append("")
+out.append("Targets: " + "; ".join(f"{t['section']} {t['target']}: {'PASS' if t['passed'] else 'FAIL'} ({t['detail']})" for t in d['targets']))
+print("\n".join(out))
