@@ -133,8 +133,7 @@ public struct StreamMuxer {
         let audioBytes = try audio.map { try mapped($0.path, readAhead: false) } ?? ImmutableBytes([])
         let rate = options.frameRate
         let reader = StreamReader(bytes: bytes, audioBytes: audioBytes, audioEnd: { pictures in
-            guard let wav = audio?.wav else { return 0 }
-            return Int(wav.dataOffset + audioFrames(afterVideoFrames: pictures, rate: rate, wav: wav) * UInt64(wav.format.bytesPerFrame))
+            audio.map { Int($0.wav.offset(ofFrame: audioFrames(afterVideoFrames: pictures, rate: rate, wav: $0.wav))) } ?? 0
         }, segmentSize: segmentSize)
         defer { reader.stop() }
         guard let bound = try reader.configuration() else {
@@ -266,7 +265,7 @@ private struct MuxSession {
         }
     }
 
-    /// Appends the next picture in decode order, then the audio that starts before it ends.
+    /// Appends the next picture in decode order, then the audio that ends by the time it ends.
     mutating func append(_ units: ArraySlice<Range<Int>>, of videoBytes: UnsafeRawBufferPointer, presentationIndex: Int,
                          isSync: Bool, audio audioBytes: UnsafeRawBufferPointer) throws {
         try writer.appendVideoSample(borrowingNALUnits: units, of: videoBytes, to: videoTrack,
@@ -279,8 +278,7 @@ private struct MuxSession {
         guard due <= audioFramesPresent else {
             throw WAVFile.FormatError(path: audio.path, reason: "it became shorter than its header says while it was being read")
         }
-        let bytesPerFrame = UInt64(audio.wav.format.bytesPerFrame)
-        let from = Int(audio.wav.dataOffset + audioDone * bytesPerFrame), to = Int(audio.wav.dataOffset + due * bytesPerFrame)
+        let from = Int(audio.wav.offset(ofFrame: audioDone)), to = Int(audio.wav.offset(ofFrame: due))
         try writer.appendAudioFrames(borrowing: UnsafeRawBufferPointer(rebasing: audioBytes[from..<to]), to: audioTrack)
         audioDone = due
     }

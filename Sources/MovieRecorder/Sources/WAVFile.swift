@@ -10,6 +10,9 @@ public struct WAVFile: Sendable {
     /// The number of frames.
     public var frameCount: UInt64 { dataSize / UInt64(format.bytesPerFrame) }
 
+    /// Where PCM frame `frame` starts in the file.
+    func offset(ofFrame frame: UInt64) -> UInt64 { dataOffset + frame * UInt64(format.bytesPerFrame) }
+
     /// An error for a file that is not a PCM WAV file this library reads.
     public struct FormatError: Error, Hashable, Sendable, CustomStringConvertible {
         public let path: String

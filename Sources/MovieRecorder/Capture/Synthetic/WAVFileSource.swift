@@ -47,7 +47,7 @@ public final class WAVFileSource: AudioSource {
                 while !run.isStopRequested {
                     guard k < wav.frameCount else { return run.finish { handler(.ended) } }
                     let count = min(bufferFrames, wav.frameCount - k)
-                    let offset = wav.dataOffset + k * bytesPerFrame
+                    let offset = wav.offset(ofFrame: k)
                     let bytes: [UInt8]
                     do {
                         bytes = try file.read(at: offset, count: Int(count * bytesPerFrame))
