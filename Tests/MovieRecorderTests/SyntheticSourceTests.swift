@@ -422,24 +422,7 @@ func writeFile(_ path: String, _ bytes: [UInt8]) throws {
     @Test func testPatternOutOfRealTimeWaitsForABufferInsteadOfDropping() throws {
         let source = try TestPatternSource(width: 64, height: 64, frameRate: FrameRate(frames: 30), realTime: false,
                                            frameLimit: 8, bufferCount: 3)
-        final class Holder: @unchecked Sendable {
-            let lock = ConditionLock()
-            var frames: [VideoFrame] = []
-        }
-        let holder = Holder()
-        let log = EventLog<SeenVideo>()
-        try source.start { event in
-            if case .frame(let frame) = event { holder.lock.withLock { holder.frames.append(frame) } }
-            log.record(SeenVideo(event, keepBytes: false))
-        }
-        defer { source.stop() }
-        #expect(log.wait { $0.count == 3 })
-        usleep(100_000)
-        #expect(log.entries.count == 3, "the source went on without a free buffer: \(log.entries)")
-        // Let go of the frames until the source ends.
-        while !log.wait(seconds: 0.01, until: { $0.last?.isFinal == true }) {
-            holder.lock.withLock { holder.frames.removeAll() }
-        }
+        let log = try runHoldingFrames(source, held: 3, keepBytes: false, "the source went on without a free buffer")
         #expect(log.all.frames.map(\.sequence) == Array(0..<8))
         #expect(log.all.droppedCount == 0)
     }
@@ -616,23 +599,7 @@ func writeFile(_ path: String, _ bytes: [UInt8]) throws {
         for frame in 0..<8 { file += Array("FRAME\n".utf8) + y4mPicture(frame: frame, width: 64, height: 64) }
         try writeFile(path, file)
         let source = try Y4MFileSource(path: path, bufferCount: 3, allowsMapping: mapped)
-        final class Holder: @unchecked Sendable {
-            let lock = ConditionLock()
-            var frames: [VideoFrame] = []
-        }
-        let holder = Holder()
-        let log = EventLog<SeenVideo>()
-        try source.start { event in
-            if case .frame(let frame) = event { holder.lock.withLock { holder.frames.append(frame) } }
-            log.record(SeenVideo(event, keepBytes: true))
-        }
-        defer { source.stop() }
-        #expect(log.wait { $0.count == 3 })
-        usleep(100_000)
-        #expect(log.entries.count == 3, "the source read ahead while consumers held every picture: \(log.entries.count)")
-        while !log.wait(seconds: 0.01, until: { $0.last?.isFinal == true }) {
-            holder.lock.withLock { holder.frames.removeAll() }
-        }
+        let log = try runHoldingFrames(source, held: 3, keepBytes: true, "the source read ahead while consumers held every picture")
         let frames = log.all.frames
         #expect(frames.map(\.sequence) == Array(0..<8))
         for (index, frame) in frames.enumerated() {
@@ -901,4 +868,29 @@ func writeFile(_ path: String, _ bytes: [UInt8]) throws {
         guard case .interrupted(let message) = events.last?.entry else { Issue.record("\(events.map(\.entry))"); return }
         #expect(message.contains(path) && message.contains("before the end of its data chunk"), "\(message)")
     }
+}
+
+/// Runs `source` while a consumer keeps every frame it gets: once `held` frames are held, the
+/// source must wait (checked after 100 ms) rather than go on; then the frames are let go, a
+/// few at a time, until the source ends.
+/// - Returns: every event the source sent.
+func runHoldingFrames(_ source: any VideoSource, held: Int, keepBytes: Bool, _ waitingMessage: String) throws -> EventLog<SeenVideo> {
+    final class Holder: @unchecked Sendable {
+        let lock = ConditionLock()
+        var frames: [VideoFrame] = []
+    }
+    let holder = Holder()
+    let log = EventLog<SeenVideo>()
+    try source.start { event in
+        if case .frame(let frame) = event { holder.lock.withLock { holder.frames.append(frame) } }
+        log.record(SeenVideo(event, keepBytes: keepBytes))
+    }
+    defer { source.stop() }
+    #expect(log.wait { $0.count == held })
+    usleep(100_000)
+    #expect(log.entries.count == held, "\(waitingMessage): \(log.entries.count) events")
+    while !log.wait(seconds: 0.01, until: { $0.last?.isFinal == true }) {
+        holder.lock.withLock { holder.frames.removeAll() }
+    }
+    return log
 }
