@@ -1,3 +1,5 @@
+import Glibc
+
 /// b–f: muxing, stopping and memory, rotation, live headroom and start-up.
 extension Harness {
     // MARK: b. Mux only
@@ -42,8 +44,13 @@ extension Harness {
                         + (fragmented ? ["fragment-duration=1000"] : [])
                         + ["!", "filesink", "location=\(out)-gstreamer.mov", "demux.audio_0", "!", "queue", "!", "mux."]),
                 ]
+                // Every contender starts with nothing of the harness's waiting to be written back:
+                // the freshly generated inputs and each removed output (its freed blocks are a
+                // journal commit) would otherwise be written back during whichever run comes next.
+                sync()
                 let measured = try alternate(contenders) { _ in
                     for suffix in [".mov", ".bytes", "-ffmpeg.mov", "-gstreamer.mov"] { remove(out + suffix) }
+                    sync()
                 }
                 var contendersJSON: [(String, JSON)] = []
                 let copy = measured["cp"]!

@@ -115,6 +115,35 @@ import Testing
         #expect(try RandomAccessFile.readAll(dir.file("gathered")) == [UInt8](repeating: 0, count: 10) + pieces.flatMap { $0 })
     }
 
+    @Test("writes longer than one call takes are split and land in order, buffers cut anywhere")
+    func writesBeyondTheCallLimit() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let limit = RandomAccessFile.maximumWriteSize
+        // Buffers that end before, at, and past each call's limit, and one several limits long.
+        let sizes = [limit - 3, 5, 1, limit, 3 * limit + 17, 0, limit / 2, limit + 1, 2]
+        var generator = UInt32(7)
+        let bytes = (0..<sizes.reduce(0, +)).map { _ in
+            generator = generator &* 1_664_525 &+ 1_013_904_223
+            return UInt8(truncatingIfNeeded: generator >> 24)
+        }
+        try bytes.withUnsafeBytes { all in
+            var buffers: [UnsafeRawBufferPointer] = [], start = 0
+            for size in sizes {
+                buffers.append(UnsafeRawBufferPointer(rebasing: all[start..<start + size]))
+                start += size
+            }
+            let gathered = try RandomAccessFile(path: dir.file("gathered"), mode: .createNew)
+            try gathered.write(gathering: buffers, at: 3)
+            try gathered.close()
+            let single = try RandomAccessFile(path: dir.file("single"), mode: .createNew)
+            try single.write(all, at: 3)
+            try single.close()
+        }
+        #expect(try RandomAccessFile.readAll(dir.file("gathered")) == [0, 0, 0] + bytes)
+        #expect(try RandomAccessFile.readAll(dir.file("single")) == [0, 0, 0] + bytes)
+    }
+
     @Test("the muxer reserves the media's blocks, none past the end of the finished movie")
     func reservedBlocksStayWithinTheFile() throws {
         let dir = try TemporaryDirectory()

@@ -201,7 +201,7 @@ public final class RandomAccessFile: MovieByteSink, MovieByteSource, MovieScratc
         let fd = try checkedDescriptor("writing")
         var done = 0
         while done < bytes.count {
-            let n = pwrite(fd, bytes.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
+            let n = pwrite(fd, bytes.baseAddress! + done, min(bytes.count - done, Self.maximumWriteSize), off_t(offset) + off_t(done))
             if n < 0 {
                 if errno == EINTR { continue }
                 throw FileError(path: path, step: "writing \(bytes.count) bytes at byte \(offset)", errno: errno)
@@ -211,7 +211,7 @@ public final class RandomAccessFile: MovieByteSink, MovieByteSource, MovieScratc
     }
 
     /// Writes `buffers` one after another from `offset` with `pwritev`, up to `IOV_MAX` buffers
-    /// a call, continuing after a partial write.
+    /// and ``maximumWriteSize`` bytes a call, continuing after a partial write.
     public func write(gathering buffers: [UnsafeRawBufferPointer], at offset: UInt64) throws {
         let fd = try checkedDescriptor("writing")
         let total = buffers.reduce(0) { $0 + $1.count }
@@ -222,7 +222,16 @@ public final class RandomAccessFile: MovieByteSink, MovieByteSource, MovieScratc
         var position = off_t(offset)
         try vectors.withUnsafeMutableBufferPointer { vectors in
             while first < vectors.count {
-                let n = pwritev(fd, vectors.baseAddress! + first, Int32(min(vectors.count - first, Self.maximumVectors)), position)
+                var end = first, bytes = 0
+                while end < vectors.count, end - first < Self.maximumVectors, bytes < Self.maximumWriteSize {
+                    bytes += vectors[end].iov_len
+                    end += 1
+                }
+                // The last buffer may reach past the limit: this call writes only its start.
+                let excess = max(0, bytes - Self.maximumWriteSize)
+                vectors[end - 1].iov_len -= excess
+                let n = pwritev(fd, vectors.baseAddress! + first, Int32(end - first), position)
+                vectors[end - 1].iov_len += excess
                 if n < 0 {
                     if errno == EINTR { continue }
                     throw FileError(path: path, step: "writing \(total) bytes at byte \(offset)", errno: errno)
@@ -244,6 +253,19 @@ public final class RandomAccessFile: MovieByteSink, MovieByteSource, MovieScratc
 
     /// The most buffers one `pwritev` takes (`IOV_MAX`, 1024 on Linux).
     private static let maximumVectors = 1024
+
+    /// The most bytes one write call takes; longer writes are split.
+    ///
+    /// A buffered write gets page-cache folios as large as the part of the write that falls
+    /// in them (up to 2 MiB on ext4 since Linux 6.x), and a large folio needs a free block of
+    /// that order. In a virtual machine that hands free memory back to its host (virtio-balloon
+    /// free page reporting, as here), those blocks are the ones the host has taken back, and
+    /// every first touch of them is a host page fault: on the benchmark machine 70 MB written
+    /// 4 MiB a call took 18–215 ms (median 116) against 19–23 ms 512 KiB a call, interleaved
+    /// with ffmpeg runs (Benchmarks/README.md, row 17). `cp` and the stdio-buffered tools write
+    /// at most a pipe's or a buffer's worth a call and never pay it; 512 KiB a call costs
+    /// about one system call per 100 µs of copying.
+    package static let maximumWriteSize = 512 << 10
 
     /// Reserves disk blocks for the first `count` bytes before they are written, without
     /// changing the file's size (`fallocate` with `FALLOC_FL_KEEP_SIZE`).
