@@ -94,6 +94,20 @@ import Testing
         #expect(sink.writes == 3, "the file header, the movie atom and the mdat size")
     }
 
+    @Test("with fragments, each fragment's header joins its media in the muxer's gathered writes")
+    func fragmentsAreCoalesced() throws {
+        let sink = CountingSink()
+        let stream = try AnnexBStream(annexB: RandomAccessFile.readAll(fixture("testsrc-bframes.264")))
+        let audio = (wav: try WAVFile(path: fixture("tone-48k-stereo.wav")), path: fixture("tone-48k-stereo.wav"))
+        _ = try StreamMuxer.mux(video: stream, audio: audio, into: sink, options: options(fragmentInterval: .milliseconds(300)))
+        #expect(sink.memory.bytes == (try copiedMovie(fragmentInterval: .milliseconds(300))))
+        // The finished movie hides its fragments inside one mdat; their headers are still there.
+        let bytes = sink.memory.bytes, moof = Array("moof".utf8)
+        #expect((4..<bytes.count - 4).filter { Array(bytes[$0..<$0 + 4]) == moof }.count >= 3)
+        #expect(sink.gatheredWrites == 1, "every fragment, header and media, in one write")
+        #expect(sink.writes == 3, "the file header, the movie atom and the mdat header that hides the fragments")
+    }
+
     @Test("a gathered write of more buffers than one pwritev takes, some empty, lands in order")
     func gatheredWriteBeyondIOVMax() throws {
         let dir = try TemporaryDirectory()

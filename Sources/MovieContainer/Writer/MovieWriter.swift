@@ -576,11 +576,21 @@ public final class MovieWriter {
         }
         mdat.write(UInt32(mdatSize))
         mdat.write("mdat" as FourCC)
-        try mdat.bytes.withUnsafeBytes {
-            try storeMedia(header: $0, parts.map { ($0.track, $0.bytes) }, at: fragmentStartOffset + UInt64(moofSize),
-                           step: "writing fragment \(fragmentSequence)'s media")
+        if mediaBatch != nil, configuration.durability == .none {
+            // Coalesced (a muxer): the header joins the batch ahead of its media, so fragments
+            // go out together in the batch's few large writes.
+            try (header + mdat.bytes).withUnsafeBytes {
+                try storeMedia(header: $0, parts.map { ($0.track, $0.bytes) }, at: fragmentStartOffset,
+                               step: "writing fragment \(fragmentSequence)")
+            }
+        } else {
+            // The media first, then the header that points to it.
+            try mdat.bytes.withUnsafeBytes {
+                try storeMedia(header: $0, parts.map { ($0.track, $0.bytes) }, at: fragmentStartOffset + UInt64(moofSize),
+                               step: "writing fragment \(fragmentSequence)'s media")
+            }
+            try store(header, at: fragmentStartOffset, step: "writing fragment \(fragmentSequence)'s header")
         }
-        try store(header, at: fragmentStartOffset, step: "writing fragment \(fragmentSequence)'s header")
         if configuration.durability == .syncEachFragment {
             do { try sink.synchronize() } catch {
                 state = .failed
