@@ -42,21 +42,18 @@ public struct ByteWriter: Sendable {
 
     public mutating func write(_ value: UInt8) { bytes.append(value) }
 
+    // Each integer is one append of its big-endian bytes: one capacity and uniqueness check
+    // instead of one per byte (writing fragment headers showed in the muxer's profile).
     public mutating func write(_ value: UInt16) {
-        bytes.append(UInt8(truncatingIfNeeded: value >> 8))
-        bytes.append(UInt8(truncatingIfNeeded: value))
+        withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
     }
 
     public mutating func write(_ value: UInt32) {
-        bytes.append(UInt8(truncatingIfNeeded: value >> 24))
-        bytes.append(UInt8(truncatingIfNeeded: value >> 16))
-        bytes.append(UInt8(truncatingIfNeeded: value >> 8))
-        bytes.append(UInt8(truncatingIfNeeded: value))
+        withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
     }
 
     public mutating func write(_ value: UInt64) {
-        write(UInt32(truncatingIfNeeded: value >> 32))
-        write(UInt32(truncatingIfNeeded: value))
+        withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
     }
 
     public mutating func write(_ value: Int16) { write(UInt16(bitPattern: value)) }

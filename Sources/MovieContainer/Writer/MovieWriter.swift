@@ -147,7 +147,10 @@ public final class MovieWriter {
             throw MovieWriterError(.invalidState, "adding a track: tracks must all be added before the first sample")
         }
         let id = UInt32(tracks.count + 1)
-        tracks.append(TrackBuilder(id: id, media: media, chunkDuration: configuration.chunkDuration, spill: spill))
+        let builder = TrackBuilder(id: id, media: media, chunkDuration: configuration.chunkDuration, spill: spill)
+        if let interval = configuration.fragmentInterval { builder.fragmentTicks = ticks(interval, timescale: builder.timescale) }
+        tracks.append(builder)
+        drivingTrack = tracks.first { $0.isVideo } ?? tracks.first
         return TrackID(rawValue: id)
     }
 
@@ -261,7 +264,7 @@ public final class MovieWriter {
             // The first fragment goes out with the first frame, so a file cut off early already
             // holds a playable picture; later ones every interval.
             if builder === drivingTrack, let start = fragmentStart, !builder.fragmentSamples.isEmpty,
-               fragmentSequence == 0 || decodeTime - start >= ticks(configuration.fragmentInterval!, timescale: builder.timescale) {
+               fragmentSequence == 0 || decodeTime - start >= builder.fragmentTicks {
                 try writeFragment(nextDecodeTimes: [builder.id: decodeTime])
             }
             if builder === drivingTrack, builder.fragmentSamples.isEmpty { fragmentStart = decodeTime }
@@ -327,8 +330,8 @@ public final class MovieWriter {
         }
         builder.chunkSampleCount += UInt32(frames)
         try updatingTables { try builder.recordAudioFrames(frames, startTime: startTime) }
-        if let interval = configuration.fragmentInterval {
-            let limit = ticks(interval, timescale: builder.timescale)
+        if isFragmented {
+            let limit = builder.fragmentTicks
             // Audio drives the fragments of an audio-only movie; with video it only forces one
             // when the video has stalled for three intervals.
             if Int64(builder.chunkSampleCount) >= (builder === drivingTrack ? limit : 3 * limit) {
@@ -471,14 +474,18 @@ public final class MovieWriter {
 
     /// The track whose time decides when a fragment is due: the first video track, else the
     /// first track.
-    private var drivingTrack: TrackBuilder? { tracks.first { $0.isVideo } ?? tracks.first }
+    /// The track whose time decides when a fragment is written: the video track, or the first.
+    private var drivingTrack: TrackBuilder?
 
     /// Writes the pending samples as one movie fragment: `moof` then `mdat`, with one `trun`
     /// per track (PCM described by `tfhd` defaults, not per frame).
     ///
     /// The `mdat` is written first and the `moof` in front of it last, so a process killed
     /// mid-write leaves a zero-filled gap that readers take as the end of the file, never a
-    /// fragment whose data is missing.
+    /// fragment whose data is missing. With ``Configuration/coalescesMediaWrites`` (a muxer)
+    /// both join the media batch, header first, and go out in the batch's writes in file order:
+    /// a process killed between them leaves a file that ends inside the fragment's `mdat`,
+    /// which its size shows, and repair drops that fragment.
     /// - Parameter nextDecodeTimes: for video tracks, the decode time of the sample after the
     ///   pending ones, which fixes the last one's duration; a track without one keeps its last
     ///   sample for the next fragment unless `final`.

@@ -13,6 +13,9 @@ final class TrackBuilder {
     let media: Media
     let timescale: UInt32
     let chunkTicks: Int64
+    /// The movie's fragment interval in this track's ticks (0 without fragments), worked out once
+    /// rather than for every sample.
+    var fragmentTicks: Int64 = 0
     let spill: SampleTableSpill
 
     // Sample tables.
