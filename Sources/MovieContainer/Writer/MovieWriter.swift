@@ -473,8 +473,7 @@ public final class MovieWriter {
     }
 
     /// The track whose time decides when a fragment is due: the first video track, else the
-    /// first track.
-    /// The track whose time decides when a fragment is written: the video track, or the first.
+    /// first track (set as tracks are added).
     private var drivingTrack: TrackBuilder?
 
     /// Writes the pending samples as one movie fragment: `moof` then `mdat`, with one `trun`
