@@ -261,7 +261,7 @@ public final class RandomAccessFile: MovieByteSink, MovieByteSource, MovieScratc
     /// that order. In a virtual machine that hands free memory back to its host (virtio-balloon
     /// free page reporting, as here), those blocks are the ones the host has taken back, and
     /// every first touch of them is a host page fault: on the benchmark machine 70 MB written
-    /// 4 MiB a call took 18–215 ms (median 116) against 19–23 ms 512 KiB a call, interleaved
+    /// 4 MiB a call took 18–215 ms (median 116) against 17–23 ms 512 KiB a call, interleaved
     /// with ffmpeg runs (Benchmarks/README.md, row 17). `cp` and the stdio-buffered tools write
     /// at most a pipe's or a buffer's worth a call and never pay it; 512 KiB a call costs
     /// about one system call per 100 µs of copying.
