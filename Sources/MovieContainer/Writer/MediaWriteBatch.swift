@@ -5,6 +5,8 @@
 /// the modification time, journal bookkeeping). Borrowed media (see ``PendingMedia``) stays
 /// where it is until the batch is written; the few bytes the writer owns, such as NAL lengths
 /// and `mdat` headers, are copied into a staging area that lives as long as the batch.
+///
+/// Its stored properties are `@exclusivity(unchecked)`, for the reason given at `TrackBuilder`.
 final class MediaWriteBatch {
     /// The most bytes a batch holds before it is written.
     static let maximumByteCount = 4 << 20
@@ -12,13 +14,13 @@ final class MediaWriteBatch {
     static let maximumBufferCount = 1000
 
     /// Where the batch goes in the file.
-    private(set) var offset: UInt64 = 0
+    @exclusivity(unchecked) private(set) var offset: UInt64 = 0
     /// The number of bytes in the batch.
-    private(set) var count = 0
+    @exclusivity(unchecked) private(set) var count = 0
     /// The batch's buffers in file order.
-    private(set) var buffers: [UnsafeRawBufferPointer] = []
+    @exclusivity(unchecked) private(set) var buffers: [UnsafeRawBufferPointer] = []
     private let staging: UnsafeMutableRawBufferPointer
-    private var stagingUsed = 0
+    @exclusivity(unchecked) private var stagingUsed = 0
 
     init(stagingCapacity: Int = 64 << 10) {
         staging = .allocate(byteCount: stagingCapacity, alignment: 16)

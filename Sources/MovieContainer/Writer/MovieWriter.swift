@@ -81,17 +81,18 @@ public final class MovieWriter {
     /// The bytes each sample table keeps in memory before moving them to scratch storage.
     static let defaultTableBlockSize = 1 << 16
 
+    // The mutable state is `@exclusivity(unchecked)`, for the reason given at `TrackBuilder`.
     public let configuration: Configuration
     let sink: any MovieByteSink
     private let spill: SampleTableSpill
-    private var tracks: [TrackBuilder] = []
-    private var state = State.configuring
-    private var fileOffset: UInt64 = 0
-    private var fragmentSequence: UInt32 = 0
+    @exclusivity(unchecked) private var tracks: [TrackBuilder] = []
+    @exclusivity(unchecked) private var state = State.configuring
+    @exclusivity(unchecked) private var fileOffset: UInt64 = 0
+    @exclusivity(unchecked) private var fragmentSequence: UInt32 = 0
     /// Added to every track's decode times in fragments (`tfdt` is unsigned), as (ticks,
     /// timescale): the B-frame delay of a video track whose first decode time is negative.
-    private var fragmentShift: (value: Int64, timescale: UInt32)?
-    private var fragmentStart: Int64?
+    @exclusivity(unchecked) private var fragmentShift: (value: Int64, timescale: UInt32)?
+    @exclusivity(unchecked) private var fragmentStart: Int64?
     private var isFragmented: Bool { configuration.fragmentInterval != nil }
 
     /// Whether sample bytes are left out of the file (a hole in a sparse file) while every
@@ -474,7 +475,7 @@ public final class MovieWriter {
 
     /// The track whose time decides when a fragment is due: the first video track, else the
     /// first track (set as tracks are added).
-    private var drivingTrack: TrackBuilder?
+    @exclusivity(unchecked) private var drivingTrack: TrackBuilder?
 
     /// Writes the pending samples as one movie fragment: `moof` then `mdat`, with one `trun`
     /// per track (PCM described by `tfhd` defaults, not per frame).

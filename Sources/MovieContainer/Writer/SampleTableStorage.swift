@@ -9,8 +9,8 @@ final class SampleTableSpill {
     /// The bytes a table holds in memory before it moves them out.
     let blockSize: Int
     private let sink: any MovieByteSink
-    private var storage: (any MovieScratchStorage)?
-    private var end: UInt64 = 0
+    @exclusivity(unchecked) private var storage: (any MovieScratchStorage)?
+    @exclusivity(unchecked) private var end: UInt64 = 0
 
     init(sink: any MovieByteSink, blockSize: Int) {
         self.sink = sink

@@ -3,6 +3,11 @@
 /// The tables hold their entries encoded as the movie atom stores them. Each keeps at most one
 /// block in memory and moves full blocks to the writer's ``SampleTableSpill``, so memory does
 /// not grow with the recording's length; finishing the movie copies the blocks back.
+///
+/// Its stored properties are `@exclusivity(unchecked)`: the writer is used from one thread at a
+/// time and never passes one of them `inout` while another access to it is open, so the runtime
+/// checks Swift adds to every class property access (a quarter of a muxer's own CPU time,
+/// `swift_beginAccess` and `AccessSet::insert` in `perf`) guard nothing here.
 final class TrackBuilder {
     enum Media {
         case video(VideoTrackFormat)
@@ -15,35 +20,35 @@ final class TrackBuilder {
     let chunkTicks: Int64
     /// The movie's fragment interval in this track's ticks (0 without fragments), worked out once
     /// rather than for every sample.
-    var fragmentTicks: Int64 = 0
+    @exclusivity(unchecked) var fragmentTicks: Int64 = 0
     let spill: SampleTableSpill
 
     // Sample tables.
-    var sampleCount: UInt64 = 0
+    @exclusivity(unchecked) var sampleCount: UInt64 = 0
     /// `stsz`, for video; PCM frames all have the track's frame size.
-    var sizes: SpilledTable
-    var durations: RunLengthTable
+    @exclusivity(unchecked) var sizes: SpilledTable
+    @exclusivity(unchecked) var durations: RunLengthTable
     /// `ctts`, as bit patterns of the signed offsets.
-    var compositionOffsets: RunLengthTable
-    var hasCompositionOffsets = false
-    var syncSamples: SpilledTable
-    var chunkOffsets: ChunkOffsetTable
-    var samplesPerChunk: SampleToChunkTable
+    @exclusivity(unchecked) var compositionOffsets: RunLengthTable
+    @exclusivity(unchecked) var hasCompositionOffsets = false
+    @exclusivity(unchecked) var syncSamples: SpilledTable
+    @exclusivity(unchecked) var chunkOffsets: ChunkOffsetTable
+    @exclusivity(unchecked) var samplesPerChunk: SampleToChunkTable
 
     // Timing, in the track's time scale, on the movie's timeline (0 = movie start).
-    var firstDecodeTime: Int64?
-    var lastDecodeTime: Int64 = 0
-    var lastDelta: UInt32?
-    var minPresentationTime: Int64 = .max
-    var finalDuration: UInt32?
+    @exclusivity(unchecked) var firstDecodeTime: Int64?
+    @exclusivity(unchecked) var lastDecodeTime: Int64 = 0
+    @exclusivity(unchecked) var lastDelta: UInt32?
+    @exclusivity(unchecked) var minPresentationTime: Int64 = .max
+    @exclusivity(unchecked) var finalDuration: UInt32?
 
     // The chunk being collected (only its size when the writer omits media data).
-    var chunk = PendingMedia()
-    var chunkSampleCount: UInt32 = 0
-    var chunkStartTime: Int64 = 0
+    @exclusivity(unchecked) var chunk = PendingMedia()
+    @exclusivity(unchecked) var chunkSampleCount: UInt32 = 0
+    @exclusivity(unchecked) var chunkStartTime: Int64 = 0
 
     /// With fragments: the pending video samples, in decode order, for the next `trun`.
-    var fragmentSamples: [FragmentSample] = []
+    @exclusivity(unchecked) var fragmentSamples: [FragmentSample] = []
 
     struct FragmentSample {
         var size: UInt32

@@ -1,4 +1,4 @@
-/// Reads a mapped Annex-B stream on a thread of its own, a megabyte at a time, and hands the
+/// Reads a mapped Annex-B stream on a thread of its own, up to a megabyte at a time, and hands the
 /// pictures it finds to the thread writing the movie, which gives them their display positions
 /// with ``PresentationOrder`` and writes them in decode order. The reading thread also faults in
 /// the audio that goes with the pictures it has read, so neither input's pages are mapped on
@@ -28,6 +28,10 @@ final class StreamReader: @unchecked Sendable {
 
     /// How much of the stream is read at a time, unless asked otherwise.
     static let defaultSegmentSize = 1 << 20
+    /// The first segment's size; each next one is twice the last, up to the segment size. The
+    /// writer waits for the first segment (and the audio that goes with it), so a small one
+    /// lets it start sooner: a megabyte of small pictures holds half a minute of audio.
+    static let firstSegmentSize = 1 << 16
     /// How many read segments may wait for the writer.
     private let queue = BoundedQueue<Message>(capacity: 8)
     private var thread: DedicatedThread?
@@ -70,15 +74,16 @@ final class StreamReader: @unchecked Sendable {
         // display position not yet known. A stream keeping its bound holds a few.
         var waiting: [(units: ArraySlice<Range<Int>>, isSync: Bool, presentationIndex: Int)] = []
         var firstDecodeIndex = 0, next = 0
-        func place(_ decodeIndex: Int, _ presentationIndex: Int) {
-            waiting[decodeIndex - firstDecodeIndex].presentationIndex = presentationIndex
-        }
+        // Closure expressions rather than a local function: the compiler checks their accesses
+        // to `waiting` when it builds them, not at run time for every picture.
         while let message = queue.pop() {
             switch message {
             case .pictures(let units, let pictures):
                 for picture in pictures {
                     waiting.append((units[picture.nalUnits], picture.isSync, -1))
-                    try order.add(idrPeriod: picture.idrPeriod, pictureOrderCount: picture.pictureOrderCount, show: place)
+                    try order.add(idrPeriod: picture.idrPeriod, pictureOrderCount: picture.pictureOrderCount) {
+                        waiting[$0 - firstDecodeIndex].presentationIndex = $1
+                    }
                     while next < waiting.count, waiting[next].presentationIndex >= 0 {
                         try write(waiting[next].units, waiting[next].presentationIndex, waiting[next].isSync)
                         next += 1
@@ -95,7 +100,7 @@ final class StreamReader: @unchecked Sendable {
                 continue  // sent once, before any picture
             }
         }
-        order.finish(show: place)
+        order.finish { waiting[$0 - firstDecodeIndex].presentationIndex = $1 }
         for picture in waiting[next...] { try write(picture.units, picture.presentationIndex, picture.isSync) }
     }
 
@@ -119,10 +124,12 @@ final class StreamReader: @unchecked Sendable {
                 var haveSPS = false, havePPS = false
                 var parser: AnnexBStream.PictureParser?
                 var position = 0, audioFaulted = 0, pictureCount = 0
+                var nextSegmentSize = min(segmentSize, firstSegmentSize)
                 // A writer that stopped (it failed, or the stream broke its bound) closes the
                 // queue; a long stretch without a finished picture must not keep it waiting.
                 while !queue.isClosed {
-                    let limit = min(buffer.count, position + segmentSize)
+                    let limit = min(buffer.count, position + nextSegmentSize)
+                    nextSegmentSize = min(segmentSize, 2 * nextSegmentSize)
                     prefaultMappedPages(buffer, position..<limit)
                     units.removeAll(keepingCapacity: true)
                     let atEnd = limit == buffer.count
