@@ -174,6 +174,14 @@ final class Cases {
         let percent = total == 0 ? 0 : Double(result.droppedFrameCount) * 100 / Double(total)
         record.set("dropped_percent", Int(percent.rounded()))
         record.expect(abs(percent - 20) <= 8, "\(result.droppedFrameCount) of \(total) frames dropped (\(percent)%), expected 20% ± 8")
+        // vivid skips sequence numbers of its own when its capture thread falls behind on the
+        // emulated CPU, and those gaps look exactly like the injected ones. Too many drops that
+        // are all the driver's (the pipeline counted no more than it skipped) mean the driver
+        // was starved, not that the library miscounted: such a run gets its one more attempt.
+        if percent > 28, result.droppedFrameCount <= recording.camera.droppedReported {
+            record.starvation = record.starvation
+                ?? "the driver skipped \(recording.camera.droppedReported) sequence numbers with 20% asked for: its thread fell behind"
+        }
         record.expect(abs(Double(total) - 200) <= 10, "\(total) frames delivered or dropped in 8 s, expected 200 ± 5%")
     }
 
@@ -186,8 +194,18 @@ final class Cases {
         defer { try? controls.set("wrap_sequence_number", 0) }
         let recording = try await self.record(.yuyv, record, seconds: 5, settle: .seconds(2))
         expectComplete(recording, seconds: 5, record)
-        record.expect(recording.camera.sequenceWraps == 1, "the sequence number wrapped \(recording.camera.sequenceWraps) times, expected once")
-        record.expect(recording.result.droppedFrameCount <= 2, "the wrap counted as \(recording.result.droppedFrameCount) dropped frames")
+        let camera = recording.camera
+        record.expect(camera.sequenceWraps == 1, "the sequence number wrapped \(camera.sequenceWraps) times, expected once")
+        // What the camera reports at the wrap must be what the driver skipped there (nothing,
+        // unless its thread fell behind just then), and so everywhere else; the pipeline itself
+        // drops nothing beyond what the camera reported.
+        if let wrap = camera.wrapGap {
+            record.expect(Int64(wrap.reported) == wrap.skipped && wrap.skipped < 8,
+                          "the wrap counted as \(wrap.reported) dropped frames where the driver skipped \(wrap.skipped)")
+        }
+        record.expect(camera.gapMismatches == 0, "after \(camera.gapMismatches) frames the drops reported differ from the sequence gap")
+        record.expect(recording.result.droppedFrameCount <= camera.droppedReported + 2,
+                      "\(recording.result.droppedFrameCount) frames dropped, the driver skipped \(camera.droppedReported)")
     }
 
     /// `wrap_timestamp` = "64 Bit": driver timestamps start 16 s before 2^63 ns and wrap to

@@ -12,6 +12,13 @@ struct CameraObservation: Sendable {
     var sequenceWraps = 0
     /// Frames the camera reported lost (the driver's sequence gaps).
     var droppedReported = 0
+    /// Frames reported lost or corrupt since the last frame delivered.
+    var reportedSinceFrame = 0
+    /// Frames after which that report differs from the gap in the driver's sequence numbers,
+    /// worked out here in 64-bit arithmetic (across the 32-bit wrap), not as the camera does.
+    var gapMismatches = 0
+    /// At the (last) wrap: the sequence numbers skipped, and the frames the camera reported for them.
+    var wrapGap: (skipped: Int64, reported: Int)?
     var interruption: String?
     /// The largest distance of a frame interval from the nominal one, in nanoseconds.
     var worstIntervalError: UInt64 = 0
@@ -28,7 +35,16 @@ struct CameraObservation: Sendable {
             let delay = Int64(bitPattern: MonotonicClock.now() &- frame.timestamp)
             lag = lag.map { min($0.lowerBound, delay)...max($0.upperBound, delay) } ?? delay...delay
             if firstSequence == nil { firstSequence = frame.sequenceNumber }
-            if let last = lastSequence, frame.sequenceNumber < last { sequenceWraps += 1 }
+            if let last = lastSequence {
+                let wrapped = frame.sequenceNumber < last
+                let skipped = Int64(frame.sequenceNumber) - Int64(last) + (wrapped ? 1 << 32 : 0) - 1
+                if skipped != Int64(reportedSinceFrame) { gapMismatches += 1 }
+                if wrapped {
+                    sequenceWraps += 1
+                    wrapGap = (skipped, reportedSinceFrame)
+                }
+            }
+            reportedSinceFrame = 0
             lastSequence = frame.sequenceNumber
             if let last = lastTimestamp {
                 if frame.timestamp < last {
@@ -44,9 +60,12 @@ struct CameraObservation: Sendable {
             lastTimestamp = frame.timestamp
         case .dropped(let count):
             droppedReported += count
+            reportedSinceFrame += count
         case .interrupted(let reason):
             interruption = reason.message
-        case .corrupted, .ended:
+        case .corrupted:
+            reportedSinceFrame += 1
+        case .ended:
             break
         }
     }
@@ -203,6 +222,8 @@ extension CaseRecord {
         set("seq", "\(camera.firstSequence.map(String.init) ?? "-")..\(camera.lastSequence.map(String.init) ?? "-")")
         set("seq_wraps", camera.sequenceWraps)
         set("driver_gaps", camera.droppedReported)
+        set("gap_mismatches", camera.gapMismatches)
+        if let wrap = camera.wrapGap { set("wrap_gap", "skipped:\(wrap.skipped),reported:\(wrap.reported)") }
         set("jitter_ms", camera.worstIntervalError / 1_000_000)
         set("lag_ms", camera.lag.map { "\($0.lowerBound / 1_000_000)..\($0.upperBound / 1_000_000)" } ?? "-")
         set("ts_regressions", camera.timestampRegressions)
