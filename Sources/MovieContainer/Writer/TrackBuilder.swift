@@ -6,7 +6,7 @@
 ///
 /// Its stored properties are `@exclusivity(unchecked)`: the writer is used from one thread at a
 /// time and never passes one of them `inout` while another access to it is open, so the runtime
-/// checks Swift adds to every class property access (a quarter of a muxer's own CPU time,
+/// checks Swift adds to every class property access (a quarter of the muxing thread's user time,
 /// `swift_beginAccess` and `AccessSet::insert` in `perf`) guard nothing here.
 final class TrackBuilder {
     enum Media {

@@ -183,6 +183,8 @@ final class Cases {
                 ?? "the driver skipped \(recording.camera.droppedReported) sequence numbers with 20% asked for: its thread fell behind"
         }
         record.expect(abs(Double(total) - 200) <= 10, "\(total) frames delivered or dropped in 8 s, expected 200 ± 5%")
+        record.expect(recording.camera.gapMismatches == 0,
+                      "after \(recording.camera.gapMismatches) frames the drops reported differ from the sequence gap")
     }
 
     /// `wrap_sequence_number`: the driver's sequence starts at 2^32 − 128 and wraps 5.12 s after
