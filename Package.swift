@@ -17,15 +17,17 @@ let package = Package(
         // Pure Swift: atoms, orientation, H.264 parameter sets, the streaming writer and the
         // reader. No C module and no Foundation: bytes in, bytes out.
         .target(name: "MovieContainer", swiftSettings: strict),
-        // One thin module per system library, with a C shim for what Swift cannot call.
-        // No pkgConfig for x264: its x264.pc adds -DX264_API_IMPORTS (a Windows dllimport switch)
-        // that SwiftPM rejects with a warning; the header and library are on Debian's default paths.
-        .systemLibrary(name: "CX264", providers: [.apt(["libx264-dev"])]),
-        .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
-        .systemLibrary(name: "CV4L2", pkgConfig: "libv4lconvert", providers: [.apt(["libv4l-dev"])]),
-        .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
-        // Linux calls glibc hides behind _GNU_SOURCE (fallocate).
-        .systemLibrary(name: "CLinux"),
+        // One thin C module per system library: its header for Swift, a C shim for what Swift
+        // cannot call, and the library's functions forwarded to it opened on first use (dlopen),
+        // so a command that never encodes or captures does not load x264, ALSA, libv4l2 or
+        // TurboJPEG at start. The headers come from Debian's -dev packages on the default paths
+        // (Scripts/install-dependencies); nothing is linked at build time.
+        .target(name: "CX264", dependencies: ["CLinux"]),
+        .target(name: "CALSA", dependencies: ["CLinux"]),
+        .target(name: "CV4L2", dependencies: ["CLinux"]),
+        .target(name: "CTurboJPEG", dependencies: ["CLinux"]),
+        // Linux calls glibc hides behind _GNU_SOURCE (fallocate), and the loader the four use.
+        .target(name: "CLinux"),
         // Files, capture, encoding and orchestration on top of the container.
         .target(
             name: "MovieRecorder",
@@ -58,7 +60,7 @@ let package = Package(
         .testTarget(name: "MovieContainerTests", dependencies: ["MovieContainer"], swiftSettings: strict),
         .testTarget(
             name: "MovieRecorderTests",
-            dependencies: ["MovieRecorder", "MovieContainer", "movrec"],
+            dependencies: ["MovieRecorder", "MovieContainer", "CLinux", "movrec"],
             swiftSettings: strict
         ),
     ]

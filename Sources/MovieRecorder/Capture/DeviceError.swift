@@ -18,6 +18,8 @@ public struct DeviceError: Error, Hashable, Sendable, CustomStringConvertible {
         case unsupportedFormat
         /// It disappeared while in use (ENODEV mid-stream).
         case lost
+        /// A system library it needs (libv4l2, libv4lconvert, libasound) is not installed.
+        case libraryMissing
         /// Any other failure the driver reported.
         case failed
     }

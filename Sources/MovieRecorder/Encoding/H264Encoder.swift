@@ -35,6 +35,9 @@ final class H264Encoder: @unchecked Sendable {
         guard format.width > 0, format.height > 0, format.width % 2 == 0, format.height % 2 == 0 else {
             throw EncoderError(message: "H.264 encoder: \(format.width)x\(format.height) cannot be encoded as 4:2:0; width and height must be even")
         }
+        if let failure = SystemLibrary.x264.load() {
+            throw EncoderError(message: "H.264 encoder: \(failure)")
+        }
         var param = x264_param_t()
         guard x264_param_default_preset(&param, settings.preset, settings.tune) == 0 else {
             throw EncoderError(message: "H.264 encoder: preset '\(settings.preset)'\(settings.tune.map { " with tune '\($0)'" } ?? "") is not known to x264; use ultrafast, superfast, veryfast, faster, fast, medium, slow, slower, veryslow or placebo, and a tune such as zerolatency, film or animation")

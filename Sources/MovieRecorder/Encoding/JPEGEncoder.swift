@@ -47,6 +47,7 @@ enum JPEGEncoder {
         func failure(_ detail: String) -> PhotoError {
             PhotoError(.encodingFailed, "\(owner): compressing a \(frame.width)x\(frame.height) \(frame.pixelFormat.rawValue) frame to JPEG with libturbojpeg failed: \(detail)")
         }
+        if let missing = SystemLibrary.turboJPEG.load() { throw failure(missing) }
         guard let handle = tjInitCompress() else { throw failure("tjInitCompress returned no compressor") }
         defer { tjDestroy(handle) }
         var jpeg: UnsafeMutablePointer<UInt8>?

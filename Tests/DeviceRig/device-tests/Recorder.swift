@@ -140,11 +140,21 @@ enum Recorder {
             for await event in session.events { events.withLock { $0.append(Self.describe(event)) } }
         }
         try await session.startRunning()
-        if settle > .zero { try await Task.sleep(for: settle) }
         let clock = ContinuousClock()
-        let started = clock.now
-        let cpuBefore = GuestCPU.times()
-        try await output.startRecording(to: path, overwrite: true)  // a retried case records again
+        var started = clock.now
+        var cpuBefore = GuestCPU.times()
+        do {
+            if settle > .zero { try await Task.sleep(for: settle) }
+            started = clock.now
+            cpuBefore = GuestCPU.times()
+            try await output.startRecording(to: path, overwrite: true)  // a retried case records again
+        } catch {
+            // A recording that cannot start leaves the session running, as AVCaptureSession does:
+            // stop it, or every later case finds the camera and the loopback busy.
+            await session.stopRunning()
+            watcher.cancel()
+            throw error
+        }
         let action = during.map { body in Task { try await body() } }
         // The library's threads' CPU time, sampled just before the recording should end.
         let sampler = Task { () -> [String: Int] in

@@ -72,6 +72,9 @@ public final class ALSAMicrophone: AudioSource {
     }
 
     static func open(device: String, rate: UInt32, channels: UInt16, period: Duration) throws(DeviceError) -> Setup {
+        if let failure = SystemLibrary.alsa.load() {
+            throw DeviceError(.libraryMissing, device: device, step: "opening for capture", detail: failure)
+        }
         var pcm: OpaquePointer?
         var rc = snd_pcm_open(&pcm, device, SND_PCM_STREAM_CAPTURE, 0)
         guard rc >= 0, let pcm else { throw error(rc, device: device, step: "opening for capture") }
@@ -189,6 +192,7 @@ public final class ALSAMicrophone: AudioSource {
     /// The capture devices ALSA knows: hardware inputs as `hw:CARD,DEV` with their card names.
     public static func devices() -> [(name: String, description: String)] {
         var result: [(String, String)] = []
+        guard SystemLibrary.alsa.load() == nil else { return [] }
         var card: Int32 = -1
         while snd_card_next(&card) >= 0 && card >= 0 {
             var ctl: OpaquePointer?

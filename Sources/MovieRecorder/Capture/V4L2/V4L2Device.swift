@@ -101,6 +101,9 @@ final class V4L2Device: @unchecked Sendable {
 
     init(path: String) throws(DeviceError) {
         self.path = path
+        for library in [SystemLibrary.v4l2, .v4lconvert] {
+            if let failure = library.load() { throw DeviceError(.libraryMissing, device: path, step: "opening", detail: failure) }
+        }
         var raw: Int32
         repeat { raw = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC) } while raw < 0 && errno == EINTR
         guard raw >= 0 else { throw .v4l2(errno, device: path, step: "opening") }

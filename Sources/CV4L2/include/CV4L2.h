@@ -1,5 +1,6 @@
 // The seam between Swift and libv4l2/libv4lconvert: v4l2_ioctl and v4l2_open are variadic and
-// the VIDIOC_* request codes are macros built with _IOWR, which Swift cannot import.
+// the VIDIOC_* request codes are macros built with _IOWR, which Swift cannot import. Both libraries
+// are opened when first needed (V4L2.c, V4LConvert.c), not when the program starts.
 #ifndef CV4L2_SHIM_H
 #define CV4L2_SHIM_H
 #include <fcntl.h>
@@ -7,6 +8,11 @@
 #include <linux/videodev2.h>
 #include <libv4l2.h>
 #include <libv4lconvert.h>
+
+// Open libv4l2.so.0 and libv4lconvert.so.0 if they are not open yet. Return NULL when they are,
+// else what failed.
+const char *CV4L2_load(void);
+const char *CV4L2_loadConvert(void);
 
 static inline int CV4L2_open(const char *path, int flags) { return v4l2_open(path, flags); }
 static inline int CV4L2_ioctl(int fd, unsigned long request, void *arg) { return v4l2_ioctl(fd, request, arg); }
