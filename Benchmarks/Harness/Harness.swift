@@ -31,19 +31,48 @@ struct Harness {
         print("  \(passed ? "PASS" : "FAIL")  \(target): \(detail)")
     }
 
-    /// Runs `contenders` in alternation (A B C A B C …), one unmeasured warm-up round first, and
-    /// returns every measured run per contender.
+    /// Runs `contenders` in alternation, one unmeasured warm-up round first, and returns every
+    /// measured run per contender.
+    ///
+    /// The order changes from round to round so that each contender follows each other one
+    /// equally often (``balancedOrders(_:)``). In a fixed order (A B C D A B C D …) the first
+    /// contender always ran right after the last one had exited and its output had been removed,
+    /// and in section b, after GStreamer, that cost it: in one `--only b` run with the same `movrec`
+    /// binary in two places, its 9,000-frame runs took 29–92 ms (median 41) right after GStreamer
+    /// and 28–40 ms (median 33) after the other `movrec`.
     func alternate(_ contenders: [(name: String, command: [String])], rounds: Int? = nil,
                    after: (String) throws -> Void = { _ in }) throws -> [String: [Measurement]] {
         var measured: [String: [Measurement]] = [:]
+        let orders = Self.balancedOrders(contenders.count)
         for round in 0...(rounds ?? runs) {
-            for contender in contenders {
+            for index in orders[round % orders.count] {
+                let contender = contenders[index]
                 let measurement = try run(contender.command, scratch: scratch)
                 try after(contender.name)
                 if round > 0 { measured[contender.name, default: []].append(measurement) }
             }
         }
         return measured
+    }
+
+    /// Orders of `count` contenders in which, over all of them, each contender directly follows
+    /// each other one equally often within a round (a Williams design): the first is 0, 1, n−1,
+    /// 2, n−2, …, each next one adds 1 to every index modulo n, and for an odd n the reversed
+    /// orders follow.
+    static func balancedOrders(_ count: Int) -> [[Int]] {
+        guard count > 1 else { return [Array(0..<count)] }
+        var first = [0]
+        var low = 1, high = count - 1
+        while first.count < count {
+            first.append(low)
+            low += 1
+            if first.count < count {
+                first.append(high)
+                high -= 1
+            }
+        }
+        let orders = (0..<count).map { shift in first.map { ($0 + shift) % count } }
+        return count % 2 == 0 ? orders : orders + orders.map { $0.reversed() }
     }
 
     /// Medians of each contender's runs, as JSON.
@@ -70,6 +99,16 @@ func version(_ command: [String], scratch: String) -> String {
     guard let measurement = try? run(command, scratch: scratch) else { return "unknown" }
     let text = measurement.output.isEmpty ? ((try? readText(scratch + "/stderr.txt")) ?? "") : measurement.output
     return text.split(separator: "\n").first.map(String.init) ?? "unknown"
+}
+
+/// The whole machine's CPU time so far, from /proc/stat's first line: all of it and the part the
+/// hypervisor gave to other guests while this one wanted to run (steal), in clock ticks.
+func machineCPUTicks() -> (total: Double, steal: Double) {
+    let line = ((try? readText("/proc/stat")) ?? "").split(separator: "\n").first { $0.hasPrefix("cpu ") } ?? ""
+    let fields = line.split(separator: " ").dropFirst().compactMap { Double($0) }
+    // user nice system idle iowait irq softirq steal guest guest_nice; guest time is in user's.
+    guard fields.count >= 8 else { return (0, 0) }
+    return (fields.prefix(8).reduce(0, +), fields[7])
 }
 
 func machineDescription(scratch: String) -> JSON {

@@ -50,12 +50,20 @@ let sections: [(String, (inout Harness) throws -> Void)] = [
     ("d", { try $0.rotationBenchmark() }), ("e", { try $0.liveBenchmark() }), ("f", { try $0.startupBenchmark() }),
     ("g", { try $0.durabilityBenchmark() }),
 ]
+// How much CPU time the host took from this machine during each section: runs of a section
+// with a high share of steal say more about the neighbours than about the contenders.
+var stolen: [(String, JSON)] = []
 for (name, body) in sections where only.contains(name) {
+    let before = machineCPUTicks()
     do {
         try body(&harness)
     } catch {
         harness.check(name, "section \(name) ran", false, "\(error)")
     }
+    let after = machineCPUTicks()
+    let share = after.total > before.total ? (after.steal - before.steal) / (after.total - before.total) : 0
+    print("  (CPU time stolen by the host during \(name): \(fixed(share * 100, 1))%)")
+    stolen.append((name, .number(share)))
 }
 let failed = harness.verdicts.filter { !$0.passed }
 print("\n\(harness.verdicts.count - failed.count) of \(harness.verdicts.count) targets PASS"
@@ -65,6 +73,7 @@ let document = JSON.object([
     ("machine", machine), ("runs", .number(Double(harness.runs))), ("quick", .bool(quick)),
     ("command", .string("Benchmarks/run" + (quick ? " --quick" : ""))),
     ("targets", .array(harness.verdicts.map(\.json))),
+    ("stealShareBySection", .object(stolen)),
 ] + harness.sections)
 let text = document.render() + "\n"
 guard let file = fopen(outputPath, "w") else {

@@ -94,6 +94,33 @@ import Testing
         #expect(sink.writes == 3, "the file header, the movie atom and the mdat size")
     }
 
+    @Test("collected media goes out early when the writer is asked to (it would wait for input), the bytes unchanged")
+    func collectedMediaWrittenEarly() throws {
+        let stream = try AnnexBStream(annexB: RandomAccessFile.readAll(fixture("testsrc-ipp.264")))
+        func movie(writingEarlyFrom minimum: Int) throws -> CountingSink {
+            let sink = CountingSink()
+            var configuration = MovieWriter.Configuration(creationTime: goldenCreationTime)
+            configuration.coalescesMediaWrites = true
+            let writer = MovieWriter(sink: sink, configuration: configuration)
+            let track = try writer.addVideoTrack(VideoTrackFormat(h264: stream.configuration, timescale: 30))
+            for (index, unit) in stream.accessUnits.enumerated() {
+                let sample = unit.nalUnits.flatMap { nal in withUnsafeBytes(of: UInt32(nal.count).bigEndian, Array.init) + nal }
+                try writer.appendVideoSample(sample, to: track, decodeTime: Int64(index), presentationTime: Int64(index),
+                                             isSync: unit.isSync)
+                try writer.writeCollectedMedia(ifAtLeast: minimum)
+            }
+            _ = try writer.finish()
+            return sink
+        }
+        let whole = try movie(writingEarlyFrom: .max), early = try movie(writingEarlyFrom: 1), never = try movie(writingEarlyFrom: 1 << 30)
+        func calls(_ sink: CountingSink) -> Int { sink.writes + sink.gatheredWrites }
+        #expect(whole.gatheredWrites == 1, "without early writes all the media goes in one write")
+        #expect(calls(never) == calls(whole), "less collected than asked for: nothing written early")
+        #expect(calls(early) > calls(whole), "each full chunk written when asked: \(calls(early)) calls against \(calls(whole))")
+        #expect(early.memory.bytes == whole.memory.bytes)
+        #expect(never.memory.bytes == whole.memory.bytes)
+    }
+
     @Test("with fragments, each fragment's header joins its media in the muxer's gathered writes")
     func fragmentsAreCoalesced() throws {
         let sink = CountingSink()

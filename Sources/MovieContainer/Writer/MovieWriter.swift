@@ -387,6 +387,14 @@ public final class MovieWriter {
         try gather(from: 0, header.isEmpty ? [] : [header])
     }
 
+    /// Writes the coalesced media collected so far, if it is at least `minimum` bytes, instead of
+    /// waiting for the batch to fill: for a caller about to wait for more input, which would
+    /// otherwise leave the disk idle while it waits.
+    package func writeCollectedMedia(ifAtLeast minimum: Int) throws {
+        guard let batch = mediaBatch, batch.count >= minimum else { return }
+        try flushMedia()
+    }
+
     /// Hands the media batch to the sink.
     private func flushMedia() throws {
         guard let batch = mediaBatch, !batch.isEmpty else { return }

@@ -35,6 +35,10 @@ public struct FrameRate: Hashable, Sendable, CustomStringConvertible {
 /// ``mux(video:audio:to:options:)`` does for an ``AnnexBStream`` already in memory; the movies
 /// differ only in how early decode times start (see ``mux(videoFile:audio:to:options:)``).
 public struct StreamMuxer {
+    /// The least collected media written while the writer waits for the reading thread: one
+    /// write call's worth, so waiting does not turn into many small writes.
+    static let idleWriteMinimum = 512 << 10
+
     /// What to mux.
     public struct Options: Sendable {
         public var frameRate = FrameRate(frames: 30)
@@ -150,7 +154,12 @@ public struct StreamMuxer {
                                              sink: output, options: options, delay: bound.reorderBound)
                 let summary = try bytes.withUnsafeBytes { videoBytes in
                     try audioBytes.withUnsafeBytes { audioBytes in
-                        try reader.writePictures(bound.reorderBound) { units, presentationIndex, isSync in
+                        // While the reading thread is behind, what is collected goes to the disk
+                        // rather than waiting for a full batch: the first write used to wait for
+                        // 4 MB of pictures to be read.
+                        try reader.writePictures(bound.reorderBound, idle: {
+                            try session.writer.writeCollectedMedia(ifAtLeast: StreamMuxer.idleWriteMinimum)
+                        }) { units, presentationIndex, isSync in
                             try session.append(units, of: videoBytes, presentationIndex: presentationIndex, isSync: isSync,
                                                audio: audioBytes)
                         }

@@ -68,7 +68,9 @@ final class StreamReader: @unchecked Sendable {
     /// - Throws: ``PresentationOrder/BoundExceeded`` when the stream breaks its reorder bound
     ///   (nothing can be made of what was written), ``MovieFormatError`` when a slice header does
     ///   not parse, and whatever `write` throws.
-    func writePictures(_ reorderBound: Int, _ write: (ArraySlice<Range<Int>>, Int, Bool) throws -> Void) throws {
+    /// `idle` is called each time the writer would wait for the reading thread.
+    func writePictures(_ reorderBound: Int, idle: () throws -> Void = {},
+                       _ write: (ArraySlice<Range<Int>>, Int, Bool) throws -> Void) throws {
         var order = PresentationOrder(reorderBound: reorderBound)
         // Pictures read but not yet written, from decode index `firstDecodeIndex`; -1 for a
         // display position not yet known. A stream keeping its bound holds a few.
@@ -76,7 +78,10 @@ final class StreamReader: @unchecked Sendable {
         var firstDecodeIndex = 0, next = 0
         // Closure expressions rather than a local function: the compiler checks their accesses
         // to `waiting` when it builds them, not at run time for every picture.
-        while let message = queue.pop() {
+        while let message = try { () throws -> Message? in
+            if queue.isEmpty { try idle() }
+            return queue.pop()
+        }() {
             switch message {
             case .pictures(let units, let pictures):
                 for picture in pictures {
