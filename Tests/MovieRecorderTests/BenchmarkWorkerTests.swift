@@ -44,6 +44,31 @@ import Testing
         #expect(try decodeAllFrames(dir.file("api.mov")).videoFrames == 30)
     }
 
+    /// Case e's reference: x264 alone, given the pattern's frames on a real-time schedule through
+    /// a pipe, encodes every one with the live recording's options, and the worker reports x264's
+    /// own CPU time.
+    @Test func pacedX264GetsEveryFrameInRealTime() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let worker = try builtProductPath("bench-worker")
+        let input = dir.file("pattern.y4m")
+        let made = try run(worker, ["pattern", "--seconds", "1", "--size", "320x240", "--output", input])
+        #expect(made.status == 0, "\(made.error)")
+        let started = Date()
+        let paced = try run(worker, ["paced", "--input", input, "--fps", "30", "--", try toolPath("x264"), "--quiet", "--no-progress",
+                                     "--preset", "veryfast", "--crf", "23", "--demuxer", "y4m", "-o", dir.file("paced.264"), "-"])
+        let elapsed = Date().timeIntervalSince(started)
+        #expect(paced.status == 0, "\(paced.error)")
+        let values = results(paced.output)
+        #expect(values["frames"] == 30)
+        #expect((values["childCPU"] ?? 0) > 0, "x264's CPU time is reported")
+        #expect(elapsed >= 29.0 / 30, "30 frames 1/30 s apart take at least 29/30 s; took \(elapsed) s")
+        #expect(try decodeAllFrames(dir.file("paced.264")).videoFrames == 30)
+        let batch = try run("x264", ["--quiet", "--no-progress", "--preset", "veryfast", "--crf", "23", "-o", dir.file("batch.264"), input])
+        #expect(batch.status == 0, "\(batch.error)")
+        #expect(try optionString(dir.file("paced.264")) == (try optionString(dir.file("batch.264"))))
+    }
+
     /// Two minutes of synthetic samples through the real writer, with the media left as a
     /// hole: a movie ffprobe reads with every frame and the exact duration.
     @Test(arguments: [false, true])
