@@ -20,17 +20,23 @@ import Testing
         return text.range(of: "options: ").map { String(text[$0.upperBound...]) }
     }
 
+    /// The worker, and one second of its test pattern at 320x240 written as a Y4M in `dir`.
+    func patternInput(_ dir: TemporaryDirectory) throws -> (worker: String, input: String) {
+        let worker = try builtProductPath("bench-worker")
+        let input = dir.file("pattern.y4m")
+        let made = try run(worker, ["pattern", "--seconds", "1", "--size", "320x240", "--output", input])
+        #expect(made.status == 0, "\(made.error)")
+        #expect(results(made.output)["frames"] == 30)
+        return (worker, input)
+    }
+
     /// The encode case through the public API gives x264 exactly the parameters the x264 CLI
     /// uses for the same preset and tune — what makes the speed comparison fair.
     @Test(arguments: [("ultrafast", true), ("veryfast", false), ("medium", false)])
     func encodeMatchesTheX264CommandLinesOptions(preset: String, zeroLatency: Bool) throws {
         let dir = try TemporaryDirectory()
         defer { dir.cleanUp() }
-        let worker = try builtProductPath("bench-worker")
-        let input = dir.file("pattern.y4m")
-        let made = try run(worker, ["pattern", "--seconds", "1", "--size", "320x240", "--output", input])
-        #expect(made.status == 0, "\(made.error)")
-        #expect(results(made.output)["frames"] == 30)
+        let (worker, input) = try patternInput(dir)
         let tune = zeroLatency ? ["--tune", "zerolatency"] : []
         let encoded = try run(worker, ["encode", "--input", input, "--output", dir.file("api.mov"), "--preset", preset,
                                        "--crf", "23", "--keyint", "250"] + tune)
@@ -50,10 +56,7 @@ import Testing
     @Test func pacedX264GetsEveryFrameInRealTime() throws {
         let dir = try TemporaryDirectory()
         defer { dir.cleanUp() }
-        let worker = try builtProductPath("bench-worker")
-        let input = dir.file("pattern.y4m")
-        let made = try run(worker, ["pattern", "--seconds", "1", "--size", "320x240", "--output", input])
-        #expect(made.status == 0, "\(made.error)")
+        let (worker, input) = try patternInput(dir)
         let started = Date()
         let paced = try run(worker, ["paced", "--input", input, "--fps", "30", "--", try toolPath("x264"), "--quiet", "--no-progress",
                                      "--preset", "veryfast", "--crf", "23", "--demuxer", "y4m", "-o", dir.file("paced.264"), "-"])
