@@ -167,6 +167,7 @@ extension Harness {
         // run here, while the same frames 1/30 s apart cost it more and vary less.
         let ratio = zip(oursPerRun, pacedPerRun).map { $0 / $1 }.median
         let ratioToBatch = zip(oursPerRun, alonePerRun).map { $0 / $1 }.median
+        let same = options["live"] == options["x264"] && options["x264 paced"] == options["x264"]
         print("  recorded \(fixed(recorded, 2)) s, dropped \(Int(dropped)) (worst run); CPU per recorded second (medians): library \(fixed(ours, 3)) s, "
               + "x264 alone in real time \(fixed(alonePaced, 3)) s (last frame out \(fixed(late * 1000, 1)) ms late at worst), in a batch \(fixed(alone, 3)) s; "
               + "per-round ratios \(fixed(ratio, 3))× and \(fixed(ratioToBatch, 3))×")
@@ -180,9 +181,8 @@ extension Harness {
                                           ("x264PacedCPUPerSecondAll", .array(pacedPerRun.map(JSON.number))),
                                           ("x264CPUPerSecondAll", .array(alonePerRun.map(JSON.number))),
                                           ("peakRSSMiB", .number(live.map(\.peakRSS).median / 1_048_576)),
-                                          ("optionsIdentical", .bool(options["live"] == options["x264"] && options["x264 paced"] == options["x264"]))])))
+                                          ("optionsIdentical", .bool(same))])))
         check("e", "live: 0 dropped frames", dropped == 0, "\(Int(dropped)) dropped in the worst run")
-        let same = options["live"] == options["x264"] && options["x264 paced"] == options["x264"]
         check("e", "live: CPU within 5% of x264 alone (given the frames in real time)", ratio <= 1.05 && same,
               "\(fixed(ratio, 3))× (\(fixed(ratioToBatch, 3))× of x264 in a batch)"
               + (same ? "" : "; x264 options differ: \(options["live"] ?? "") / \(options["x264 paced"] ?? "") vs \(options["x264"] ?? "")"))

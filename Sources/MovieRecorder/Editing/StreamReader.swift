@@ -78,10 +78,9 @@ final class StreamReader: @unchecked Sendable {
         var firstDecodeIndex = 0, next = 0
         // Closure expressions rather than a local function: the compiler checks their accesses
         // to `waiting` when it builds them, not at run time for every picture.
-        while let message = try { () throws -> Message? in
+        while true {
             if queue.isEmpty { try idle() }
-            return queue.pop()
-        }() {
+            guard let message = queue.pop() else { break }
             switch message {
             case .pictures(let units, let pictures):
                 for picture in pictures {
