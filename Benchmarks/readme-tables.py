@@ -7,13 +7,14 @@ out.append(f"Machine: {m['cpu']}, {m['cores']} cores, {m['memory'].split(':')[1]
            f"{m['x264']}, {' '.join(m['ffmpeg'].split()[:3])}, GStreamer {m['gstreamer'].split()[-1]}, {m['swift'].split(' (')[0]}. "
            f"Medians of {int(d['runs'])} alternated runs.")
 out.append("")
-out.append("| a. encode cell | library (API) vs x264 CLI | `movrec record` vs x264 CLI | library vs ffmpeg | GStreamer vs x264 CLI | ffmpeg vs x264 CLI | peak RSS: library / x264 CLI / ffmpeg (MiB) |")
-out.append("|---|---|---|---|---|---|---|")
+out.append("| a. encode cell | library (API) vs x264 CLI | `movrec record` vs x264 CLI | library vs ffmpeg | GStreamer vs x264 CLI | ffmpeg vs x264 CLI | x264 CLI vs itself (control) | peak RSS: library / x264 CLI / ffmpeg (MiB) |")
+out.append("|---|---|---|---|---|---|---|---|")
 for c in d['encode']:
     k = c['contenders']
     out.append(f"| {c['cell']} ({c['frames']} frames) | {k['api']['speedVsX264']:.3f}× | {k['movrec']['speedVsX264']:.3f}× | "
                f"{k['api']['speedVsFFmpeg']:.3f}× | {k['gstreamer']['speedVsX264']:.3f}× | {k['ffmpeg']['speedVsX264']:.3f}× | "
-               f"{k['api']['peakRSSMiB']:.1f} / {k['x264']['peakRSSMiB']:.1f} / {k['ffmpeg']['peakRSSMiB']:.1f} |")
+               + (f"{k['x264 again']['speedVsX264']:.3f}× | " if 'x264 again' in k else "— | ")
+               + f"{k['api']['peakRSSMiB']:.1f} / {k['x264']['peakRSSMiB']:.1f} / {k['ffmpeg']['peakRSSMiB']:.1f} |")
 out.append("")
 out.append("| b. mux | `movrec mux` vs cp | ffmpeg vs cp | GStreamer vs cp | movrec mux wall |")
 out.append("|---|---|---|---|---|")
