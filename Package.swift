@@ -54,6 +54,9 @@ let package = Package(
         // The benchmark harness (Benchmarks/run): runs every contender as a child process,
         // alternating them, and reports ratios, CPU seconds and peak RSS.
         .executableTarget(name: "movrec-bench", path: "Benchmarks/Harness", swiftSettings: strict),
+        // Starts each run the harness measures and reports its wall time, CPU time and peak RSS:
+        // a small C program, so the peak RSS its children inherit from it is about a megabyte.
+        .executableTarget(name: "bench-spawn", path: "Benchmarks/Spawn"),
         // What the harness measures of the library through its public API, one case per run.
         .executableTarget(name: "bench-worker", dependencies: ["MovieRecorder", "MovieContainer"], path: "Benchmarks/Worker",
                           swiftSettings: strict),

@@ -23,6 +23,8 @@ struct Harness {
     var scratch: String
     var worker: String
     var movrec: String
+    /// `bench-spawn`, which starts every measured run (see ``run(_:scratch:spawner:)``).
+    var spawner: String
     var verdicts: [Verdict] = []
     var sections: [(String, JSON)] = []
 
@@ -47,7 +49,7 @@ struct Harness {
         for round in 0...(rounds ?? runs) {
             for index in orders[round % orders.count] {
                 let contender = contenders[index]
-                let measurement = try run(contender.command, scratch: scratch)
+                let measurement = try run(contender.command, scratch: scratch, spawner: spawner)
                 try after(contender.name)
                 if round > 0 { measured[contender.name, default: []].append(measurement) }
             }

@@ -34,37 +34,60 @@ func now() -> Double {
 
 /// Runs `arguments` (searched on PATH) to completion with standard output captured and
 /// standard error kept for the error message; throws when it does not exit 0.
-func run(_ arguments: [String], scratch: String) throws -> Measurement {
+///
+/// With `spawner` (`bench-spawn`), the command is started by that small program, which reports
+/// the wall time, CPU time and peak RSS it measured. Started straight from here, a child's
+/// `ru_maxrss` is never below the harness's own peak (Linux keeps the peak of the memory a
+/// process ran in before exec, and a spawned child runs in its parent's until then); see
+/// Benchmarks/Spawn/main.c.
+func run(_ arguments: [String], scratch: String, spawner: String? = nil) throws -> Measurement {
     fflush(nil)  // what was printed so far shows before the child runs, in a log file too
-    let outPath = scratch + "/stdout.txt", errPath = scratch + "/stderr.txt"
+    let outPath = scratch + "/stdout.txt", errPath = scratch + "/stderr.txt", reportPath = scratch + "/report.txt"
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
     posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
     posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-    let argv = arguments.map { strdup($0) } + [nil]
+    if spawner != nil { posix_spawn_file_actions_addopen(&actions, 3, reportPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644) }
+    let spawned = spawner.map { [$0, "3"] + arguments } ?? arguments
+    let argv = spawned.map { strdup($0) } + [nil]
     defer { for pointer in argv { free(pointer) } }
     var pid: pid_t = 0
     let start = now()
-    let status = posix_spawnp(&pid, arguments[0], &actions, nil, argv, environ)
-    guard status == 0 else { throw HarnessError("cannot start \(arguments[0]): \(String(cString: strerror(status)))") }
+    let status = posix_spawnp(&pid, spawned[0], &actions, nil, argv, environ)
+    guard status == 0 else { throw HarnessError("cannot start \(spawned[0]): \(String(cString: strerror(status)))") }
     var wstatus: Int32 = 0
     var usage = rusage()
     while wait4(pid, &wstatus, 0, &usage) < 0 {
-        guard errno == EINTR else { throw HarnessError("waiting for \(arguments[0]) failed: errno \(errno)") }
+        guard errno == EINTR else { throw HarnessError("waiting for \(spawned[0]) failed: errno \(errno)") }
     }
-    let wall = now() - start
-    let output = (try? readText(outPath)) ?? ""
+    func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
+    var measurement = Measurement(wall: now() - start, cpu: seconds(usage.ru_utime) + seconds(usage.ru_stime),
+                                  peakRSS: Double(usage.ru_maxrss) * 1024, output: "")
+    if let spawner {
+        guard wstatus == 0 else { throw HarnessError("\(spawner) \(arguments[0]) failed (wait status \(wstatus))") }
+        let words = ((try? readText(reportPath)) ?? "").split(whereSeparator: { $0 == " " || $0 == "\n" }).map(String.init)
+        if words.count == 2, words[0] == "failed" {
+            throw HarnessError("cannot start \(arguments[0]): \(String(cString: strerror(Int32(words[1]) ?? 0)))")
+        }
+        var fields: [String: Double] = [:]
+        for pair in stride(from: 0, to: words.count - 1, by: 2) { fields[words[pair]] = Double(words[pair + 1]) }
+        guard let childStatus = fields["status"], let wall = fields["wall"], let user = fields["user"],
+              let system = fields["system"], let peak = fields["maxrss"] else {
+            throw HarnessError("\(spawner) wrote no report for \(arguments.joined(separator: " "))")
+        }
+        wstatus = Int32(childStatus)
+        measurement = Measurement(wall: wall, cpu: user + system, peakRSS: peak * 1024, output: "")
+    }
+    measurement.output = (try? readText(outPath)) ?? ""
     let exited = wstatus & 0x7f == 0
     let code = (wstatus >> 8) & 0xff
     guard exited, code == 0 else {
         let errors = ((try? readText(errPath)) ?? "").split(separator: "\n").suffix(5).joined(separator: "\n")
         throw HarnessError("\(arguments.joined(separator: " ")) \(exited ? "exited with \(code)" : "died of signal \(wstatus & 0x7f)"): \(errors)")
     }
-    func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
-    return Measurement(wall: wall, cpu: seconds(usage.ru_utime) + seconds(usage.ru_stime),
-                       peakRSS: Double(usage.ru_maxrss) * 1024, output: output)
+    return measurement
 }
 
 /// Runs a shell command line (for input generation), failing with its last lines of output.

@@ -36,15 +36,18 @@ guard arguments.isEmpty, runsText.map({ Int($0) != nil }) ?? true else {
 mkdir(work, 0o755)
 mkdir(work + "/scratch", 0o755)
 var harness = Harness(runs: runsText.flatMap(Int.init) ?? (quick ? 5 : 11), quick: quick, work: work, scratch: work + "/scratch",
-                      worker: binary + "/bench-worker", movrec: binary + "/movrec")
-for tool in [harness.worker, harness.movrec] where !exists(tool) {
-    print("movrec-bench: \(tool) is missing; build with: swift build -c release --product movrec --product bench-worker")
+                      worker: binary + "/bench-worker", movrec: binary + "/movrec", spawner: binary + "/bench-spawn")
+for tool in [harness.worker, harness.movrec, harness.spawner] where !exists(tool) {
+    print("movrec-bench: \(tool) is missing; build with: swift build -c release --product movrec --product bench-worker --product bench-spawn")
     exit(2)
 }
 let started = now()
 print("movrec-bench: \(harness.runs) measured runs per figure (after a warm-up), contenders alternated\(quick ? ", quick mode" : "")")
 let machine = machineDescription(scratch: harness.scratch)
 print(machine.render())
+// What a child that does nothing reports as its peak RSS: every RSS figure below includes it.
+let rssFloor = (try? run(["true"], scratch: harness.scratch, spawner: harness.spawner))?.peakRSS ?? .nan
+print("peak RSS of a run of `true` (included in every RSS figure): \(mib(rssFloor))")
 let sections: [(String, (inout Harness) throws -> Void)] = [
     ("a", { try $0.encodeBenchmark() }), ("b", { try $0.muxBenchmark() }), ("c", { try $0.stopAndMemoryBenchmark() }),
     ("d", { try $0.rotationBenchmark() }), ("e", { try $0.liveBenchmark() }), ("f", { try $0.startupBenchmark() }),
@@ -71,6 +74,7 @@ print("\n\(harness.verdicts.count - failed.count) of \(harness.verdicts.count) t
       + " (\(fixed(now() - started, 0)) s)")
 let document = JSON.object([
     ("machine", machine), ("runs", .number(Double(harness.runs))), ("quick", .bool(quick)),
+    ("rssFloorMiB", .number(rssFloor / 1_048_576)),
     ("command", .string("Benchmarks/run" + (quick ? " --quick" : ""))),
     ("targets", .array(harness.verdicts.map(\.json))),
     ("stealShareBySection", .object(stolen)),

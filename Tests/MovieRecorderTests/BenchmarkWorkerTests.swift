@@ -92,6 +92,39 @@ import Testing
         #expect(streams.contains { $0.codec_type == "audio" && $0.sample_rate == "48000" })
     }
 
+    /// The harness starts every measured run through `bench-spawn`, which reports the child's own
+    /// peak RSS. A child started straight from a process reports at least that process's peak
+    /// (Linux keeps the peak of the memory a process ran in before exec), which had clamped
+    /// every small figure of the harness to its own 15 MiB.
+    @Test func spawnerReportsTheChildsOwnPeakMemory() throws {
+        let spawner = try builtProductPath("bench-spawn")
+        func report(_ command: [String]) throws -> [String: Double] {
+            // Reports to standard output; the child gets no standard output.
+            let result = try run(spawner, ["1"] + command)
+            #expect(result.status == 0, "\(result.error)")
+            let words = result.output.split(whereSeparator: { $0 == " " || $0 == "\n" }).map(String.init)
+            var fields: [String: Double] = [:]
+            for pair in stride(from: 0, to: words.count - 1, by: 2) { fields[words[pair]] = Double(words[pair + 1]) }
+            return fields
+        }
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        let idle = try report(["true"])
+        #expect(idle["status"] == 0)
+        let idlePeak = try #require(idle["maxrss"])  // KiB
+        // About `true`'s own megabyte: a forked child carries only the spawner's anonymous memory
+        // into exec (posix_spawn from the spawner passed on its whole 4–5 MiB).
+        #expect(idlePeak < Double(3 << 10), "a child doing nothing reported \(idlePeak) KiB")
+        #expect(Double(usage.ru_maxrss) > idlePeak + Double(8 << 10), "this test process (\(usage.ru_maxrss) KiB) is bigger than that")
+        // dd fills a 64 MiB buffer from /dev/zero: its peak is at least that.
+        let big = try report(["dd", "if=/dev/zero", "of=/dev/null", "bs=64M", "count=1", "status=none"])
+        #expect(big["status"] == 0)
+        #expect((big["maxrss"] ?? 0) >= Double(64 << 10), "\(big)")
+        #expect((big["wall"] ?? 0) > 0 && big["user"] != nil && big["system"] != nil, "\(big)")
+        #expect(try report(["false"])["status"] == 256)  // exit status 1, as wait4 gives it
+        #expect(try run(spawner, ["1", "/nonexistent/program"]).output == "failed \(ENOENT)\n")
+    }
+
     /// Rotation propagation reports its distribution over real outputs.
     @Test func rotationReportsEveryChange() throws {
         let result = try run(try builtProductPath("bench-worker"), ["rotation", "--changes", "200"])
