@@ -139,12 +139,17 @@ extension Harness {
         sections.append(("encode", .array(cellsJSON)))
         check("a", "identical x264 option strings", mismatches.isEmpty,
               mismatches.isEmpty ? "every output's SEI options equal the x264 CLI's" : mismatches.joined(separator: "; "))
+        // Where the control itself misses a target by at least as much as the library does, this
+        // machine cannot tell a pipeline that meets it from one that does not, and the line says so.
+        let beyondResolution = " — the x264 CLI misses this against itself, so the target is finer than this machine resolves"
         check("a", "speed ≥ 0.97× x264 CLI in every cell", worstX264.ratio >= 0.97,
               "worst \(fixed(worstX264.ratio, 3))× (\(worstX264.cell)); the x264 CLI against itself "
-              + "\(fixed(control.low, 3))–\(fixed(control.high, 3))× (lowest: \(control.lowCell))")
+              + "\(fixed(control.low, 3))–\(fixed(control.high, 3))× (lowest: \(control.lowCell))"
+              + (worstX264.ratio < 0.97 && control.low <= worstX264.ratio ? beyondResolution : ""))
         check("a", "speed ≥ 1.0× ffmpeg in every cell", worstFFmpeg.ratio >= 1.0,
               "worst \(fixed(worstFFmpeg.ratio, 3))× (\(worstFFmpeg.cell)); the x264 CLI itself "
-              + "\(fixed(x264VsFFmpeg.ratio, 3))× at worst (\(x264VsFFmpeg.cell))")
+              + "\(fixed(x264VsFFmpeg.ratio, 3))× at worst (\(x264VsFFmpeg.cell))"
+              + (worstFFmpeg.ratio < 1.0 && x264VsFFmpeg.ratio <= worstFFmpeg.ratio ? " — the x264 CLI misses this itself" : ""))
         check("a", "peak RSS ≤ x264 CLI's + 10 MiB", worstRSS.excess <= 10 * 1_048_576,
               "worst \(signedMiB(worstRSS.excess)) (\(worstRSS.cell))")
     }
