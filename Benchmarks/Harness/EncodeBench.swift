@@ -57,6 +57,8 @@ extension Harness {
         // The control's lowest and highest ratio to the x264 CLI, and the x264 CLI's own lowest
         // ratio to ffmpeg: what the same program scores in these cells on this machine.
         var control = (low: Double.infinity, lowCell: "", high: -Double.infinity)
+        // Per contender, the cells whose ratio to the x264 CLI is below the target's 0.97.
+        var cellsBelow: [String: Int] = [:]
         var x264VsFFmpeg = (ratio: Double.infinity, cell: "")
         var mismatches: [String] = []
         print("  " + pad("cell", 34) + pad("contender", 11) + padLeft("wall s", 8) + padLeft("cpu s", 8)
@@ -117,6 +119,7 @@ extension Harness {
                     entry = .object(members)
                 }
                 contendersJSON.append((name, entry))
+                if vsX264 < 0.97 { cellsBelow[name, default: 0] += 1 }
                 if name == Self.x264Control {
                     if vsX264 < control.low { control = (vsX264, cell.name, control.high) }
                     control.high = max(control.high, vsX264)
@@ -139,13 +142,18 @@ extension Harness {
         sections.append(("encode", .array(cellsJSON)))
         check("a", "identical x264 option strings", mismatches.isEmpty,
               mismatches.isEmpty ? "every output's SEI options equal the x264 CLI's" : mismatches.joined(separator: "; "))
-        // Where the control itself misses a target by at least as much as the library does, this
-        // machine cannot tell a pipeline that meets it from one that does not, and the line says so.
-        let beyondResolution = " — the x264 CLI misses this against itself, so the target is finer than this machine resolves"
+        // The control has one figure per cell as each of the library's contenders has: where it
+        // falls below the target in as many cells, this machine cannot tell a pipeline that meets
+        // the target from one that does not, and the line says so.
+        let cellCount = cellsJSON.count
+        let below = { (name: String) in cellsBelow[name] ?? 0 }
+        let beyondResolution = below(Self.x264Control) > 0 && below(Self.x264Control) >= max(below("api"), below("movrec"))
         check("a", "speed ≥ 0.97× x264 CLI in every cell", worstX264.ratio >= 0.97,
-              "worst \(fixed(worstX264.ratio, 3))× (\(worstX264.cell)); the x264 CLI against itself "
-              + "\(fixed(control.low, 3))–\(fixed(control.high, 3))× (lowest: \(control.lowCell))"
-              + (worstX264.ratio < 0.97 && control.low <= worstX264.ratio ? beyondResolution : ""))
+              "worst \(fixed(worstX264.ratio, 3))× (\(worstX264.cell)); cells below 0.97: API \(below("api")) of \(cellCount), "
+              + "movrec \(below("movrec")) of \(cellCount), the x264 CLI against itself \(below(Self.x264Control)) of \(cellCount) "
+              + "(\(fixed(control.low, 3))–\(fixed(control.high, 3))×, lowest \(control.lowCell))"
+              + (worstX264.ratio < 0.97 && beyondResolution
+                 ? " — the x264 CLI misses it as often against itself: the target is finer than this machine resolves" : ""))
         check("a", "speed ≥ 1.0× ffmpeg in every cell", worstFFmpeg.ratio >= 1.0,
               "worst \(fixed(worstFFmpeg.ratio, 3))× (\(worstFFmpeg.cell)); the x264 CLI itself "
               + "\(fixed(x264VsFFmpeg.ratio, 3))× at worst (\(x264VsFFmpeg.cell))"
