@@ -4,8 +4,13 @@ import Glibc
 extension Harness {
     // MARK: b. Mux only
 
+    /// Rounds per mux cell: three times the other cases'. A mux run takes 10–35 ms, where a
+    /// hiccup of the host's is a large share of one run and the per-round ratios of a cell spread
+    /// by ±0.1; a median of 33 is about 40% less noisy than one of 11 and costs a minute more.
+    var muxRounds: Int { 3 * runs }
+
     mutating func muxBenchmark() throws {
-        print("\nb. Mux only (already-encoded H.264 + 48 kHz stereo PCM → .mov on disk) vs cp of the same bytes; speed = cp's wall ÷ this wall")
+        print("\nb. Mux only (already-encoded H.264 + 48 kHz stereo PCM → .mov on disk) vs cp of the same bytes, medians of \(muxRounds) alternated runs; speed = cp's wall ÷ this wall")
         let shapes: [(name: String, size: String, preset: String, crf: Int, frames: Int)] = [
             ("300 large frames", "1920x1080", "ultrafast", 12, 300),
             ("9000 small frames", "640x360", "veryfast", 30, 9000),
@@ -48,7 +53,7 @@ extension Harness {
                 // the freshly generated inputs and each removed output (its freed blocks are a
                 // journal commit) would otherwise be written back during whichever run comes next.
                 sync()
-                let measured = try alternate(contenders) { _ in
+                let measured = try alternate(contenders, rounds: muxRounds) { _ in
                     for suffix in [".mov", ".bytes", "-ffmpeg.mov", "-gstreamer.mov"] { remove(out + suffix) }
                     sync()
                 }
