@@ -165,17 +165,34 @@ public struct TrackRunAtom: QuickTimeAtom {
         self.samples = samples
     }
 
+    /// Where the data offset lies from the start of the atom (its size field), when present:
+    /// after the header, the version and flags and the sample count. A writer that learns the
+    /// offset only after laying out the atom patches it there.
+    public static let dataOffsetPosition = 16
+
     public func writeBody(to w: inout ByteWriter) {
         let version: UInt8 = samples.contains { ($0.compositionOffset ?? 0) < 0 } ? 1 : 0
         w.writeVersionAndFlags(version: version, flags: sampleFields | (dataOffset != nil ? Self.dataOffsetPresent : 0))
         w.write(sampleCount)
         if let dataOffset { w.write(dataOffset) }
-        guard sampleFields != 0 else { return }
-        for s in samples {
-            if sampleFields & Self.durationPresent != 0 { w.write(s.duration ?? 0) }
-            if sampleFields & Self.sizePresent != 0 { w.write(s.size ?? 0) }
-            if sampleFields & Self.flagsPresent != 0 { w.write(s.flags ?? 0) }
-            if sampleFields & Self.compositionOffsetPresent != 0 { w.write(s.compositionOffset ?? 0) }
+        let duration = sampleFields & Self.durationPresent != 0, size = sampleFields & Self.sizePresent != 0
+        let flags = sampleFields & Self.flagsPresent != 0, offset = sampleFields & Self.compositionOffsetPresent != 0
+        let entrySize = 4 * ((duration ? 1 : 0) + (size ? 1 : 0) + (flags ? 1 : 0) + (offset ? 1 : 0))
+        guard entrySize > 0 else { return }
+        // The table is stored in place, field by field: a fragment's run is written for every
+        // fragment of a recording, and one append per field showed in the muxer's profile.
+        w.write(count: samples.count * entrySize) { out in
+            var at = 0
+            func put(_ value: UInt32) {
+                out.storeBytes(of: value.bigEndian, toByteOffset: at, as: UInt32.self)
+                at += 4
+            }
+            for s in samples {
+                if duration { put(s.duration ?? 0) }
+                if size { put(s.size ?? 0) }
+                if flags { put(s.flags ?? 0) }
+                if offset { put(UInt32(bitPattern: s.compositionOffset ?? 0)) }
+            }
         }
     }
 

@@ -65,6 +65,14 @@ public struct ByteWriter: Sendable {
         self.bytes.append(contentsOf: bytes)
     }
 
+    /// Writes `count` bytes that `fill` stores in place, such as a table's entries: one capacity
+    /// and uniqueness check for the whole table instead of one per field.
+    public mutating func write(count: Int, filling fill: (UnsafeMutableRawBufferPointer) -> Void) {
+        let start = bytes.count
+        bytes.append(contentsOf: repeatElement(0, count: count))
+        bytes.withUnsafeMutableBytes { fill(UnsafeMutableRawBufferPointer(rebasing: $0[start...])) }
+    }
+
     /// Writes `count` zero bytes.
     public mutating func writeZeros(_ count: Int) {
         bytes.append(contentsOf: repeatElement(0, count: count))

@@ -508,7 +508,9 @@ public final class MovieWriter {
             fragmentShift = delays.max { Double($0.0) / Double($0.1) < Double($1.0) / Double($1.1) } ?? (0, 1)
         }
         let shift = fragmentShift!
-        struct Part { var track: TrackBuilder; var count: Int; var bytes: Int; var traf: (Int32) -> [UInt8] }
+        // Each part writes its track's `traf` with a zero data offset and says where that offset
+        // lies; the offsets are patched in once the `moof`'s size is known.
+        struct Part { var track: TrackBuilder; var count: Int; var bytes: Int; var traf: (inout ByteWriter) throws -> Int }
         var parts: [Part] = []
         for track in tracks where track.chunkSampleCount > 0 {
             let trackShift = rescale(shift.value, from: shift.timescale, to: track.timescale)
@@ -538,63 +540,67 @@ public final class MovieWriter {
                 let bytes = pending.prefix(count).reduce(0) { $0 + Int($1.size) }
                 let fields = TrackRunAtom.durationPresent | TrackRunAtom.sizePresent | TrackRunAtom.flagsPresent
                     | (track.hasCompositionOffsets ? TrackRunAtom.compositionOffsetPresent : 0)
-                parts.append(Part(track: track, count: count, bytes: bytes) { dataOffset in
-                    var w = ByteWriter()
-                    try? w.writeAtom("traf") { w in
+                parts.append(Part(track: track, count: count, bytes: bytes) { w in
+                    var offsetPosition = 0
+                    try w.writeAtom("traf") { w in
                         try TrackFragmentHeaderAtom(trackID: track.id).write(to: &w)
                         try TrackFragmentDecodeTimeAtom(baseMediaDecodeTime: baseTime).write(to: &w)
-                        try TrackRunAtom(dataOffset: dataOffset, sampleCount: UInt32(count), sampleFields: fields, samples: samples).write(to: &w)
+                        offsetPosition = w.count + TrackRunAtom.dataOffsetPosition
+                        try TrackRunAtom(dataOffset: 0, sampleCount: UInt32(count), sampleFields: fields, samples: samples).write(to: &w)
                     }
-                    return w.bytes
+                    return offsetPosition
                 })
             } else {
                 let count = Int(track.chunkSampleCount)
                 let written = Int64(track.sampleCount) - Int64(count)
                 let baseTime = UInt64(max(0, first + written + trackShift))
                 let frameBytes = track.bytesPerFrame
-                parts.append(Part(track: track, count: count, bytes: count * frameBytes) { dataOffset in
-                    var w = ByteWriter()
-                    try? w.writeAtom("traf") { w in
+                parts.append(Part(track: track, count: count, bytes: count * frameBytes) { w in
+                    var offsetPosition = 0
+                    try w.writeAtom("traf") { w in
                         try TrackFragmentHeaderAtom(trackID: track.id, defaultSampleDuration: 1, defaultSampleSize: UInt32(frameBytes),
                                                     defaultSampleFlags: TrackRunAtom.syncSampleFlags).write(to: &w)
                         try TrackFragmentDecodeTimeAtom(baseMediaDecodeTime: baseTime).write(to: &w)
-                        try TrackRunAtom(dataOffset: dataOffset, sampleCount: UInt32(count), sampleFields: 0, samples: []).write(to: &w)
+                        offsetPosition = w.count + TrackRunAtom.dataOffsetPosition
+                        try TrackRunAtom(dataOffset: 0, sampleCount: UInt32(count), sampleFields: 0, samples: []).write(to: &w)
                     }
-                    return w.bytes
+                    return offsetPosition
                 })
             }
         }
         guard !parts.isEmpty else { return }
         fragmentSequence += 1
-        func moof(_ offsets: [Int32]) throws -> [UInt8] {
-            var w = ByteWriter()
-            try w.writeAtom("moof") { w in
-                try MovieFragmentHeaderAtom(sequenceNumber: fragmentSequence).write(to: &w)
-                for (part, offset) in zip(parts, offsets) { w.write(contentsOf: part.traf(offset)) }
-            }
-            return w.bytes
-        }
-        let moofSize = try moof(parts.map { _ in 0 }).count  // offsets do not change its size
-        var offsets: [Int32] = []
-        var position = moofSize + 8
-        for part in parts {
-            offsets.append(Int32(position))
-            position += part.bytes
-        }
-        let header = try moof(offsets)
         let payload = parts.reduce(0) { $0 + $1.bytes }
-        let fragmentStartOffset = fileOffset
-        var mdat = ByteWriter(capacity: 8)
         let mdatSize = 8 + payload
-        guard mdatSize <= Int(UInt32.max) else {
+        // The moof is laid out once, then each run's data offset (from the moof's start to its
+        // track's media in the mdat that follows) is patched in.
+        var w = ByteWriter(capacity: 64 + parts.reduce(0) { $0 + 64 + 16 * $1.count })
+        var offsetPositions: [Int] = []
+        try w.writeAtom("moof") { w in
+            try MovieFragmentHeaderAtom(sequenceNumber: fragmentSequence).write(to: &w)
+            for part in parts { offsetPositions.append(try part.traf(&w)) }
+        }
+        let moofSize = w.count
+        // A run's data offset is a signed 32-bit count of bytes from the moof's start.
+        guard moofSize + mdatSize <= Int(Int32.max) else {
             throw MovieWriterError(.invalidSample, "writing a fragment: \(payload) bytes of media do not fit one fragment; use a shorter fragment interval")
         }
+        var offsets: [Int32] = []
+        var position = moofSize + 8
+        for (part, at) in zip(parts, offsetPositions) {
+            offsets.append(Int32(position))
+            w.patch(UInt32(position), at: at)
+            position += part.bytes
+        }
+        let fragmentStartOffset = fileOffset
+        var mdat = ByteWriter(capacity: 8)
         mdat.write(UInt32(mdatSize))
         mdat.write("mdat" as FourCC)
         if mediaBatch != nil, configuration.durability == .none {
             // Coalesced (a muxer): the header joins the batch ahead of its media, so fragments
             // go out together in the batch's few large writes.
-            try (header + mdat.bytes).withUnsafeBytes {
+            w.write(contentsOf: mdat.bytes)
+            try w.bytes.withUnsafeBytes {
                 try storeMedia(header: $0, parts.map { ($0.track, $0.bytes) }, at: fragmentStartOffset,
                                step: "writing fragment \(fragmentSequence)")
             }
@@ -604,7 +610,7 @@ public final class MovieWriter {
                 try storeMedia(header: $0, parts.map { ($0.track, $0.bytes) }, at: fragmentStartOffset + UInt64(moofSize),
                                step: "writing fragment \(fragmentSequence)'s media")
             }
-            try store(header, at: fragmentStartOffset, step: "writing fragment \(fragmentSequence)'s header")
+            try store(w.bytes, at: fragmentStartOffset, step: "writing fragment \(fragmentSequence)'s header")
         }
         if configuration.durability == .syncEachFragment {
             do { try sink.synchronize() } catch {
