@@ -49,6 +49,22 @@ import Testing
                       "00000014 7472756E 00000001 0000BB80 00000008")
     }
 
+    @Test func trunWithSomeFieldsAndANegativeOffsetIsVersion1() throws {
+        // Sizes and composition offsets only; a negative offset needs version 1 (signed).
+        let run = TrackRunAtom(dataOffset: -4, sampleCount: 2,
+                               sampleFields: TrackRunAtom.sizePresent | TrackRunAtom.compositionOffsetPresent,
+                               samples: [.init(size: 7, compositionOffset: -2), .init(size: 0x0102_0304, compositionOffset: 3)])
+        try roundTrip(run, "00000024 7472756E 01000A01 00000002 FFFFFFFC"
+                      + "00000007 FFFFFFFE" + "01020304 00000003")
+    }
+
+    @Test func trunDataOffsetLiesWhereWritersPatchIt() {
+        let encoded = TrackRunAtom(dataOffset: 0x0A0B_0C0D, sampleCount: 1, sampleFields: TrackRunAtom.sizePresent,
+                                   samples: [.init(size: 9)]).encoded
+        let at = TrackRunAtom.dataOffsetPosition
+        #expect(Array(encoded[at..<at + 4]) == [0x0A, 0x0B, 0x0C, 0x0D])
+    }
+
     @Test func trunClaimingMoreEntriesThanItHoldsThrows() {
         let hostile = bytes("00000F01 FFFFFFFF 00000000")
         #expect(throws: MovieFormatError.self) { _ = try TrackRunAtom(bodyBytes: hostile[...]) }
