@@ -329,3 +329,37 @@ struct ByteWriterExternalSpanTests {
             + [0, 0, 0, 9] + Array("free".utf8) + [9])
     }
 }
+
+@Suite("Fragments past 2 GiB")
+struct LargeFragmentTests {
+    /// Records `frames` frames of video, 1 GiB each, and optionally a little audio after each frame,
+    /// into one fragment after the first (the first goes out with the first frame). Sample bytes
+    /// are left out, so the frames' memory is never read.
+    func record(frames: Int, audio: Bool) throws -> MovieWriter.Summary {
+        var configuration = MovieWriter.Configuration(creationTime: creation)
+        configuration.fragmentInterval = .seconds(3600)
+        let writer = MovieWriter(sink: SparseTestSink(), configuration: configuration)
+        writer.omitsMediaData = true
+        let video = try writer.addVideoTrack(VideoTrackFormat(
+            h264: try AVCDecoderConfiguration(parameterSets: [highSPS, highPPS]), timescale: 600))
+        let sound = audio ? try writer.addAudioTrack(AudioTrackFormat(pcm: .int16(sampleRate: 48_000, channelCount: 2))) : nil
+        let frame = UnsafeRawBufferPointer(start: UnsafeRawPointer(bitPattern: 0x1000), count: 1 << 30)
+        for n in 0..<frames {
+            try writer.appendVideoSample(frame, to: video, decodeTime: Int64(n) * 20, presentationTime: Int64(n) * 20, isSync: true)
+            if let sound { try writer.appendAudioFrames([UInt8](repeating: 0, count: 1600 * 4), to: sound) }
+        }
+        return try writer.finish()
+    }
+
+    @Test("a video-only fragment of 2 GiB is written: its one run starts right after the moof")
+    func videoOnly() throws {
+        let summary = try record(frames: 3, audio: false)
+        #expect(summary.fileSize > 3 << 30)
+    }
+
+    @Test("a run that would start 2 GiB or more past its moof is refused with an error, not a crash")
+    func audioAfterTwoGiBOfVideo() throws {
+        let error = #expect(throws: MovieWriterError.self) { try record(frames: 3, audio: true) }
+        #expect(error.map { "\($0)".contains("do not fit one fragment") } == true)
+    }
+}
