@@ -63,7 +63,7 @@ extension Harness {
         var mismatches: [String] = []
         print("  " + pad("cell", 34) + pad("contender", 11) + padLeft("wall s", 8) + padLeft("cpu s", 8)
               + padLeft("RSS MiB", 9) + padLeft("vs x264", 9) + padLeft("vs ffmpeg", 10))
-        for cell in Self.encodeCells(quick: quick) {
+        for cell in Self.encodeCells(quick: quick) where encodeCellNames?.contains(cell.name) ?? true {
             let input = try encodeInput(cell)
             let tune = cell.zeroLatency ? ["--tune", "zerolatency"] : []
             let out = "\(work)/encode"

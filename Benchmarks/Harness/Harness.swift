@@ -19,6 +19,8 @@ struct Verdict {
 struct Harness {
     var runs = 11
     var quick = false
+    /// Case a's cells to run, by name ("1080p veryfast grain"); all when nil.
+    var encodeCellNames: Set<String>?
     var work: String
     var scratch: String
     var worker: String

@@ -6,9 +6,10 @@ import Glibc
 // run (see Benchmarks/README.md). Run through Benchmarks/run, from the package root.
 
 let usage = """
-    usage: movrec-bench [--quick] [--runs N] [--only a,b,c,d,e,f,g] [--output FILE.json] [--bin DIR] [--work DIR]
+    usage: movrec-bench [--quick] [--runs N] [--only a,b,c,d,e,f,g] [--cells NAME,NAME] [--output FILE.json] [--bin DIR] [--work DIR]
       --quick   fewer cells and runs, for iterating (not for the reference results)
       --runs N  measured runs per figure, each after one warm-up (default 11)
+      --cells   only these cells of case a, named as the table names them ("1080p veryfast grain")
     """
 
 var arguments = Array(CommandLine.arguments.dropFirst())
@@ -25,6 +26,7 @@ var arguments = Array(CommandLine.arguments.dropFirst())
 let quick = flag("--quick")
 let runsText = option("--runs")
 let only = Set((option("--only") ?? "a,b,c,d,e,f,g").split(separator: ",").map(String.init))
+let cellsText = option("--cells")
 let binary = option("--bin") ?? ".build/release"
 let work = option("--work") ?? "Benchmarks/work"
 let outputPath = option("--output") ?? (quick ? "\(work)/results-quick.json" : "Benchmarks/results.json")
@@ -33,10 +35,22 @@ guard arguments.isEmpty, runsText.map({ Int($0) != nil }) ?? true else {
     exit(2)
 }
 
+let encodeCellNames = cellsText.map { Set($0.split(separator: ",").map { $0.split(separator: " ").joined(separator: " ") }) }
+if let encodeCellNames {
+    let known = Set(Harness.encodeCells(quick: quick).map(\.name))
+    let unknown = encodeCellNames.subtracting(known).sorted()
+    guard unknown.isEmpty else {
+        print("movrec-bench: --cells: no case-a cell is named \(unknown.joined(separator: ", "))\(quick ? " in quick mode" : ""); "
+              + "the cells are: \(Harness.encodeCells(quick: quick).map(\.name).joined(separator: ", "))")
+        exit(2)
+    }
+}
+
 mkdir(work, 0o755)
 mkdir(work + "/scratch", 0o755)
 var harness = Harness(runs: runsText.flatMap(Int.init) ?? (quick ? 5 : 11), quick: quick, work: work, scratch: work + "/scratch",
                       worker: binary + "/bench-worker", movrec: binary + "/movrec", spawner: binary + "/bench-spawn")
+harness.encodeCellNames = encodeCellNames
 for tool in [harness.worker, harness.movrec, harness.spawner] where !exists(tool) {
     print("movrec-bench: \(tool) is missing; build with: swift build -c release --product movrec --product bench-worker --product bench-spawn")
     exit(2)
