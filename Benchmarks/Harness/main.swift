@@ -37,11 +37,11 @@ guard arguments.isEmpty, runsText.map({ Int($0) != nil }) ?? true else {
 
 let encodeCellNames = cellsText.map { Set($0.split(separator: ",").map { $0.split(separator: " ").joined(separator: " ") }) }
 if let encodeCellNames {
-    let known = Set(Harness.encodeCells(quick: quick).map(\.name))
+    let known = Harness.encodeCells(quick: quick).map(\.name)
     let unknown = encodeCellNames.subtracting(known).sorted()
     guard unknown.isEmpty else {
         print("movrec-bench: --cells: no case-a cell is named \(unknown.joined(separator: ", "))\(quick ? " in quick mode" : ""); "
-              + "the cells are: \(Harness.encodeCells(quick: quick).map(\.name).joined(separator: ", "))")
+              + "the cells are: \(known.joined(separator: ", "))")
         exit(2)
     }
 }
