@@ -581,14 +581,17 @@ public final class MovieWriter {
             for part in parts { offsetPositions.append(try part.traf(&w)) }
         }
         let moofSize = w.count
+        // The mdat's size is 32 bits, and a run's data offset a signed 32-bit count of bytes from
+        // the moof's start.
+        func doesNotFit() -> MovieWriterError {
+            MovieWriterError(.invalidSample,
+                "writing a fragment: \(payload) bytes of media do not fit one fragment; use a shorter fragment interval")
+        }
+        guard mdatSize <= Int(UInt32.max) else { throw doesNotFit() }
         var offsets: [Int32] = []
         var position = moofSize + 8
         for (part, at) in zip(parts, offsetPositions) {
-            // The mdat's size is 32 bits, and a run's data offset a signed 32-bit count of bytes
-            // from the moof's start.
-            guard mdatSize <= Int(UInt32.max), position <= Int(Int32.max) else {
-                throw MovieWriterError(.invalidSample, "writing a fragment: \(payload) bytes of media do not fit one fragment; use a shorter fragment interval")
-            }
+            guard position <= Int(Int32.max) else { throw doesNotFit() }
             offsets.append(Int32(position))
             w.patch(UInt32(position), at: at)
             position += part.bytes
