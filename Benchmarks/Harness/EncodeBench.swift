@@ -105,11 +105,10 @@ extension Harness {
                 remove(outputs[name]!)
             }
             // A library figure below a target after `runs` rounds (0.97× the x264 CLI, 1.0×
-            // ffmpeg) is measured again before it counts: the x264 CLI, its control and the
-            // library's two contenders, with ffmpeg when a figure against it missed, alternate for
-            // `confirmationFactor` times as many rounds more, and their figures become medians over
-            // all of their paired runs, the first ones included. A pairing with a contender that
-            // was not measured again stops where that contender's runs do (zip).
+            // ffmpeg) is measured again before it counts: every contender of the cell alternates
+            // for `confirmationFactor` times as many rounds more, as in the first rounds (in
+            // section b, leaving some contenders out changed the others' figures), and the
+            // figures become medians over all paired runs, the first ones included.
             let first = Dictionary(uniqueKeysWithValues: contenders.map {
                 ($0.name, (x264: Self.speedRatio(measured[$0.name]!, over: measured["x264"]!),
                            ffmpeg: Self.speedRatio(measured[$0.name]!, over: measured["ffmpeg"]!)))
@@ -119,13 +118,13 @@ extension Harness {
             let missesFFmpeg = library.filter { first[$0]!.ffmpeg < 1.0 }
             var confirmation: (rounds: Int, names: [String])?
             if !missesX264.isEmpty || !missesFFmpeg.isEmpty {
-                let names = ["x264", Self.x264Control] + library + (missesFFmpeg.isEmpty ? [] : ["ffmpeg"])
+                let names = contenders.map(\.name)
                 let rounds = Self.confirmationFactor * runs
                 print("    \(cell.name): "
                       + (missesX264.map { "\($0) \(fixed(first[$0]!.x264, 3))× the x264 CLI" }
                          + missesFFmpeg.map { "\($0) \(fixed(first[$0]!.ffmpeg, 3))× ffmpeg" }).joined(separator: ", ")
-                      + " after \(runs) runs; measuring \(names.joined(separator: ", ")) again for \(rounds) more")
-                let more = try alternate(contenders.filter { names.contains($0.name) }, rounds: rounds) { name in
+                      + " after \(runs) runs; measuring the cell again for \(rounds) more")
+                let more = try alternate(contenders, rounds: rounds) { name in
                     remove(outputs[name]!)
                 }
                 for name in names { measured[name]! += more[name]! }

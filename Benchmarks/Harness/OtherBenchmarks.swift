@@ -17,6 +17,7 @@ extension Harness {
         ]
         var cellsJSON: [JSON] = []
         var worst = (ratio: Double.infinity, cell: "")
+        var confirmed: [String] = []
         print("  " + pad("shape", 30) + pad("contender", 12) + padLeft("wall s", 8) + padLeft("cpu s", 8) + padLeft("RSS MiB", 9)
               + padLeft("vs cp", 8))
         for shape in shapes {
@@ -53,9 +54,23 @@ extension Harness {
                 // the freshly generated inputs and each removed output (its freed blocks are a
                 // journal commit) would otherwise be written back during whichever run comes next.
                 sync()
-                let measured = try alternate(contenders, rounds: muxRounds) { _ in
+                let clean = { (_: String) in
                     for suffix in [".mov", ".bytes", "-ffmpeg.mov", "-gstreamer.mov"] { remove(out + suffix) }
                     sync()
+                }
+                var measured = try alternate(contenders, rounds: muxRounds, after: clean)
+                // As in case a: a figure below the target is measured again before it counts, every
+                // contender alternating for `confirmationFactor` times as many rounds more (all of
+                // them: with `movrec mux` and `cp` alone, back to back, both figures of a trial run
+                // fell by 0.05), and the figures are medians over all paired runs.
+                let first = Self.speedRatio(measured["movrec mux"]!, over: measured["cp"]!)
+                var moreRounds: Int?
+                if first < 0.8 {
+                    let rounds = Self.confirmationFactor * muxRounds
+                    print("    \(cell): movrec mux \(fixed(first, 3))× cp after \(muxRounds) runs; measuring the cell again for \(rounds) more")
+                    let more = try alternate(contenders, rounds: rounds, after: clean)
+                    for (name, _) in contenders { measured[name]! += more[name]! }
+                    moreRounds = rounds
                 }
                 var contendersJSON: [(String, JSON)] = []
                 let copy = measured["cp"]!
@@ -64,10 +79,12 @@ extension Harness {
                     let ratio = Self.speedRatio(runs, over: copy)
                     print("  " + pad(name == "movrec mux" ? cell : "", 30) + pad(name, 12) + padLeft(fixed(runs.map(\.wall).median, 3), 8)
                           + padLeft(fixed(runs.map(\.cpu).median, 3), 8) + padLeft(fixed(runs.map(\.peakRSS).median / 1_048_576, 1), 9)
-                          + padLeft(fixed(ratio, 3), 8))
+                          + padLeft(fixed(ratio, 3), 8)
+                          + (moreRounds != nil && name == "movrec mux" ? "   over \(runs.count) runs (the first \(muxRounds): \(fixed(first, 3)))" : ""))
                     var entry = Self.summary(runs)
                     if case .object(var members) = entry {
                         members.append(("speedVsCopy", .number(ratio)))
+                        if moreRounds != nil, name == "movrec mux" { members.append(("speedVsCopyFirstRuns", .number(first))) }
                         entry = .object(members)
                     }
                     contendersJSON.append((name, entry))
@@ -75,11 +92,15 @@ extension Harness {
                 }
                 cellsJSON.append(.object([("cell", .string(cell)), ("frames", .number(Double(shape.frames))),
                                           ("inputBytes", .number(Double(bytes))), ("fragments", .bool(fragmented)),
-                                          ("contenders", .object(contendersJSON))]))
+                                          ("contenders", .object(contendersJSON))]
+                                          + (moreRounds.map { [("confirmation", JSON.object([("moreRuns", .number(Double($0)))]))] } ?? [])))
+                if moreRounds != nil { confirmed.append(cell) }
             }
         }
         sections.append(("mux", .array(cellsJSON)))
-        check("b", "mux ≥ 0.8× cp in both shapes", worst.ratio >= 0.8, "worst \(fixed(worst.ratio, 3))× (\(worst.cell))")
+        check("b", "mux ≥ 0.8× cp in both shapes", worst.ratio >= 0.8, "worst \(fixed(worst.ratio, 3))× (\(worst.cell))"
+              + (confirmed.isEmpty ? "" : "; measured again with \(Self.confirmationFactor * muxRounds) more runs, having been below 0.8× "
+                 + "after \(muxRounds): \(confirmed.joined(separator: ", "))"))
     }
 
     // MARK: c. Stop and memory

@@ -133,7 +133,7 @@ import Testing
     func scannerInPieces() throws {
         var generator = Generator(state: 11)
         let alphabet: [UInt8] = [0, 0, 0, 0, 1, 1, 3, 0x65, 0xFF]
-        for length in [0, 1, 2, 3, 5, 17, 18, 19, 40, 100, 333] {
+        for length in [0, 1, 2, 3, 5, 17, 18, 19, 33, 34, 35, 40, 50, 51, 66, 67, 100, 333] {
             for _ in 0..<60 {
                 let bytes = (0..<length).map { _ in alphabet.randomElement(using: &generator)! }
                 let limits = (0..<Int.random(in: 0...6, using: &generator)).map { _ in Int.random(in: 0...length, using: &generator) }.sorted()
