@@ -5,7 +5,7 @@ m = d['machine']
 out = []
 out.append(f"Machine: {m['cpu']}, {m['cores']} cores, {m['memory'].split(':')[1].strip()} RAM, Linux {m['kernel']}; "
            f"{m['x264']}, {' '.join(m['ffmpeg'].split()[:3])}, GStreamer {m['gstreamer'].split()[-1]}, {m['swift'].split(' (')[0]}. "
-           f"Medians of {int(d['runs'])} alternated runs.")
+           f"Medians of {int(d['runs'])} alternated runs" + (" (more in cells marked †)." if any('confirmation' in c for c in d['encode'] + d['mux']) else "."))
 out.append("")
 out.append("| a. encode cell | library (API) vs x264 CLI | `movrec record` vs x264 CLI | library vs ffmpeg | GStreamer vs x264 CLI | ffmpeg vs x264 CLI | x264 CLI vs itself (control) | peak RSS: library / x264 CLI / ffmpeg (MiB) |")
 out.append("|---|---|---|---|---|---|---|---|")

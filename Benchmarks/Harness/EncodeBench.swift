@@ -56,7 +56,8 @@ extension Harness {
     static let confirmationFactor = 4
 
     mutating func encodeBenchmark() throws {
-        print("\na. Encode pipeline (Y4M → x264 → file), medians of \(runs) alternated runs; speed = x264's wall ÷ this wall")
+        print("\na. Encode pipeline (Y4M → x264 → file), medians of \(runs) alternated runs (\((Self.confirmationFactor + 1) * runs) in a cell "
+              + "measured again); speed = x264's wall ÷ this wall")
         var cellsJSON: [JSON] = []
         var worstX264 = (ratio: Double.infinity, cell: ""), worstFFmpeg = (ratio: Double.infinity, cell: "")
         var worstRSS = (excess: -Double.infinity, cell: "")
@@ -116,19 +117,18 @@ extension Harness {
             let library = ["api", "movrec"]
             let missesX264 = library.filter { first[$0]!.x264 < 0.97 }
             let missesFFmpeg = library.filter { first[$0]!.ffmpeg < 1.0 }
-            var confirmation: (rounds: Int, names: [String])?
+            var moreRounds: Int?
             if !missesX264.isEmpty || !missesFFmpeg.isEmpty {
-                let names = contenders.map(\.name)
                 let rounds = Self.confirmationFactor * runs
                 print("    \(cell.name): "
                       + (missesX264.map { "\($0) \(fixed(first[$0]!.x264, 3))× the x264 CLI" }
                          + missesFFmpeg.map { "\($0) \(fixed(first[$0]!.ffmpeg, 3))× ffmpeg" }).joined(separator: ", ")
                       + " after \(runs) runs; measuring the cell again for \(rounds) more")
-                let more = try alternate(contenders, rounds: rounds) { name in
+                let more = try alternate(contenders, rounds: rounds, orderOffset: runs) { name in
                     remove(outputs[name]!)
                 }
-                for name in names { measured[name]! += more[name]! }
-                confirmation = (rounds, names)
+                for (name, _) in contenders { measured[name]! += more[name]! }
+                moreRounds = rounds
             }
             let reference = optionStrings["x264"]!
             let differing = optionStrings.filter { $0.value != reference }.keys.sorted()
@@ -145,13 +145,13 @@ extension Harness {
                 print("  " + pad(name == "api" ? cell.name : "", 34) + pad(name, 11) + padLeft(fixed(runs.map(\.wall).median, 3), 8)
                       + padLeft(fixed(runs.map(\.cpu).median, 3), 8) + padLeft(fixed(runs.map(\.peakRSS).median / 1_048_576, 1), 9)
                       + padLeft(fixed(vsX264, 3), 9) + padLeft(fixed(vsFFmpeg, 3), 10)
-                      + (confirmation?.names.contains(name) == true
+                      + (moreRounds != nil
                          ? "   over \(runs.count) runs (the first \(self.runs): \(fixed(first[name]!.x264, 3)), "
                            + "\(fixed(first[name]!.ffmpeg, 3)))" : ""))
                 var entry = Self.summary(runs)
                 if case .object(var members) = entry {
                     members.append(("speedVsX264", .number(vsX264)))
-                    if confirmation?.names.contains(name) == true {
+                    if moreRounds != nil {
                         members.append(("speedVsX264FirstRuns", .number(first[name]!.x264)))
                         members.append(("speedVsFFmpegFirstRuns", .number(first[name]!.ffmpeg)))
                     }
@@ -178,10 +178,10 @@ extension Harness {
                 ("preset", .string(cell.preset)), ("zerolatency", .bool(cell.zeroLatency)), ("grain", .bool(cell.grain)),
                 ("frames", .number(Double(cell.frames))), ("optionsIdentical", .bool(differing.isEmpty)),
                 ("contenders", .object(contendersJSON)),
-            ] + (confirmation.map { [("confirmation", JSON.object([
-                ("moreRuns", .number(Double($0.rounds))), ("contenders", .array($0.names.map { .string($0) })),
+            ] + (moreRounds.map { [("confirmation", JSON.object([
+                ("moreRuns", .number(Double($0))),
             ]))] } ?? [])))
-            if let confirmation { confirmed.append((cell.name, confirmation.rounds)) }
+            if let moreRounds { confirmed.append((cell.name, moreRounds)) }
         }
         sections.append(("encode", .array(cellsJSON)))
         check("a", "identical x264 option strings", mismatches.isEmpty,

@@ -44,12 +44,16 @@ struct Harness {
     /// and in section b, after GStreamer, that cost it: in one `--only b` run with the same `movrec`
     /// binary in two places, its 9,000-frame runs took 29–92 ms (median 41) right after GStreamer
     /// and 28–40 ms (median 33) after the other `movrec`.
-    func alternate(_ contenders: [(name: String, command: [String])], rounds: Int? = nil,
+    ///
+    /// `orderOffset` continues the orders of an earlier call: a cell measured again passes the
+    /// number of rounds it has, so its measured rounds together use the orders as evenly as one
+    /// call would (the warm-up takes the order of the earlier call's last round).
+    func alternate(_ contenders: [(name: String, command: [String])], rounds: Int? = nil, orderOffset: Int = 0,
                    after: (String) throws -> Void = { _ in }) throws -> [String: [Measurement]] {
         var measured: [String: [Measurement]] = [:]
         let orders = Self.balancedOrders(contenders.count)
         for round in 0...(rounds ?? runs) {
-            for index in orders[round % orders.count] {
+            for index in orders[(round + orderOffset) % orders.count] {
                 let contender = contenders[index]
                 let measurement = try run(contender.command, scratch: scratch, spawner: spawner)
                 try after(contender.name)

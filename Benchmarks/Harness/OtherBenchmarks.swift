@@ -10,7 +10,7 @@ extension Harness {
     var muxRounds: Int { 3 * runs }
 
     mutating func muxBenchmark() throws {
-        print("\nb. Mux only (already-encoded H.264 + 48 kHz stereo PCM → .mov on disk) vs cp of the same bytes, medians of \(muxRounds) alternated runs; speed = cp's wall ÷ this wall")
+        print("\nb. Mux only (already-encoded H.264 + 48 kHz stereo PCM → .mov on disk) vs cp of the same bytes, medians of \(muxRounds) alternated runs (\((Self.confirmationFactor + 1) * muxRounds) in a cell measured again); speed = cp's wall ÷ this wall")
         let shapes: [(name: String, size: String, preset: String, crf: Int, frames: Int)] = [
             ("300 large frames", "1920x1080", "ultrafast", 12, 300),
             ("9000 small frames", "640x360", "veryfast", 30, 9000),
@@ -68,7 +68,7 @@ extension Harness {
                 if first < 0.8 {
                     let rounds = Self.confirmationFactor * muxRounds
                     print("    \(cell): movrec mux \(fixed(first, 3))× cp after \(muxRounds) runs; measuring the cell again for \(rounds) more")
-                    let more = try alternate(contenders, rounds: rounds, after: clean)
+                    let more = try alternate(contenders, rounds: rounds, orderOffset: muxRounds, after: clean)
                     for (name, _) in contenders { measured[name]! += more[name]! }
                     moreRounds = rounds
                 }
