@@ -46,10 +46,6 @@ if any('confirmation' in c for c in d['mux']):
     out.append(f"† Below 0.8× after {3 * int(d['runs'])} runs, so the whole cell was measured again for {mux_more} more "
                f"alternated rounds; the figures are medians over all {3 * int(d['runs']) + mux_more} paired runs, with the "
                f"first runs' figure in brackets.")
-if 'muxRerun' in d:
-    r = d['muxRerun']
-    out.append("")
-    out.append(f"(b re-run with {r['runs']} runs, `{r['command']}`, after the last muxer change; the other sections do not use the muxer.)")
 out.append("")
 out.append("| c. recording | finalize | peak RSS |")
 out.append("|---|---|---|")
