@@ -124,10 +124,7 @@ extension Harness {
                       + (missesX264.map { "\($0) \(fixed(first[$0]!.x264, 3))× the x264 CLI" }
                          + missesFFmpeg.map { "\($0) \(fixed(first[$0]!.ffmpeg, 3))× ffmpeg" }).joined(separator: ", ")
                       + " after \(runs) runs; measuring the cell again for \(rounds) more")
-                let more = try alternate(contenders, rounds: rounds, orderOffset: runs) { name in
-                    remove(outputs[name]!)
-                }
-                for (name, _) in contenders { measured[name]! += more[name]! }
+                try measureAgain(contenders, rounds: rounds, into: &measured) { name in remove(outputs[name]!) }
                 moreRounds = rounds
             }
             let reference = optionStrings["x264"]!

@@ -63,6 +63,16 @@ struct Harness {
         return measured
     }
 
+    /// Measures a cell again (cases a and b, when a library figure misses its target): every
+    /// contender for `rounds` more rounds, the orders going on from the `measured` rounds, and
+    /// each contender's new runs appended to its old ones, so figures pair runs of one round.
+    func measureAgain(_ contenders: [(name: String, command: [String])], rounds: Int,
+                      into measured: inout [String: [Measurement]], after: (String) throws -> Void) throws {
+        let earlier = measured[contenders[0].name]?.count ?? 0
+        let more = try alternate(contenders, rounds: rounds, orderOffset: earlier, after: after)
+        for (name, _) in contenders { measured[name, default: []] += more[name]! }
+    }
+
     /// Orders of `count` contenders in which, over all of them, each contender directly follows
     /// each other one equally often within a round (a Williams design): the first is 0, 1, n−1,
     /// 2, n−2, …, each next one adds 1 to every index modulo n, and for an odd n the reversed

@@ -68,8 +68,7 @@ extension Harness {
                 if first < 0.8 {
                     let rounds = Self.confirmationFactor * muxRounds
                     print("    \(cell): movrec mux \(fixed(first, 3))× cp after \(muxRounds) runs; measuring the cell again for \(rounds) more")
-                    let more = try alternate(contenders, rounds: rounds, orderOffset: muxRounds, after: clean)
-                    for (name, _) in contenders { measured[name]! += more[name]! }
+                    try measureAgain(contenders, rounds: rounds, into: &measured, after: clean)
                     moreRounds = rounds
                 }
                 var contendersJSON: [(String, JSON)] = []
