@@ -15,19 +15,19 @@ def vs_x264(k, name):
     v = k[name]
     text = f"{v['speedVsX264']:.3f}×"
     return text + (f" (first {v['speedVsX264FirstRuns']:.3f}×)" if 'speedVsX264FirstRuns' in v else "")
-confirmed = []
+def more_runs(cells):
+    # The rounds a cell measured again got (the same for every such cell of a case), or None.
+    return next((int(c['confirmation']['moreRuns']) for c in cells if 'confirmation' in c), None)
 for c in d['encode']:
     k = c['contenders']
-    if 'confirmation' in c:
-        confirmed.append(c['cell'])
-        more = int(c['confirmation']['moreRuns'])
     out.append(f"| {c['cell']} ({c['frames']} frames){' †' if 'confirmation' in c else ''} | {vs_x264(k, 'api')} | {vs_x264(k, 'movrec')} | "
                f"{k['api']['speedVsFFmpeg']:.3f}×"
                + (f" (first {k['api']['speedVsFFmpegFirstRuns']:.3f}×)" if 'confirmation' in c else "")
                + f" | {vs_x264(k, 'gstreamer')} | {vs_x264(k, 'ffmpeg')} | "
                + (f"{vs_x264(k, 'x264 again')} | " if 'x264 again' in k else "— | ")
                + f"{k['api']['peakRSSMiB']:.1f} / {k['x264']['peakRSSMiB']:.1f} / {k['ffmpeg']['peakRSSMiB']:.1f} |")
-if confirmed:
+more = more_runs(d['encode'])
+if more:
     out.append("")
     out.append(f"† A library figure had missed a target after {int(d['runs'])} runs, so the whole cell was measured again "
                f"for {more} more alternated rounds; its figures are medians over all {int(d['runs']) + more} paired runs, "
@@ -38,10 +38,9 @@ out.append("|---|---|---|---|---|")
 for c in d['mux']:
     k = c['contenders']
     first = (f" (first {k['movrec mux']['speedVsCopyFirstRuns']:.3f}×)" if 'speedVsCopyFirstRuns' in k['movrec mux'] else "")
-    if first:
-        mux_more = int(c['confirmation']['moreRuns'])
     out.append(f"| {c['cell']}{' †' if first else ''} | {k['movrec mux']['speedVsCopy']:.3f}×{first} | {k['ffmpeg']['speedVsCopy']:.3f}× | {k['gstreamer']['speedVsCopy']:.3f}× | {k['movrec mux']['wallSeconds']*1000:.0f} ms |")
-if any('confirmation' in c for c in d['mux']):
+mux_more = more_runs(d['mux'])
+if mux_more:
     out.append("")
     out.append(f"† Below 0.8× after {3 * int(d['runs'])} runs, so the whole cell was measured again for {mux_more} more "
                f"alternated rounds; the figures are medians over all {3 * int(d['runs']) + mux_more} paired runs, with the "
