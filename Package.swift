@@ -5,11 +5,19 @@ let strict: [SwiftSetting] = [
     .swiftLanguageMode(.v6),
 ]
 
+// The layers, bottom up: the pure-Swift container; one thin C module per system library; the
+// platform layer (files, threads, queues, clock, loader); capture sources and encoders; the
+// AVFoundation-shaped API; the command line. Benchmarks/ and Tests/DeviceRig/ are packages of
+// their own that depend on this one.
 let package = Package(
     name: "MovieRecorder",
     platforms: [.macOS(.v15)],
     products: [
-        .library(name: "MovieRecorder", targets: ["MovieRecorder"]),
+        // Everything an application records with: `import MovieRecorder` for the session and
+        // outputs, `MovieCapture` for naming sources and frames, `MovieEncoding` for encoder
+        // settings, `MovieContainer` for orientation and for reading and writing movies.
+        .library(name: "MovieRecorder", targets: ["MovieRecorder", "MovieCapture", "MovieEncoding", "MovieContainer"]),
+        // Reading, inspecting and writing QuickTime movies in pure Swift, with no C library.
         .library(name: "MovieContainer", targets: ["MovieContainer"]),
         .executable(name: "movrec", targets: ["movrec"]),
     ],
@@ -28,42 +36,41 @@ let package = Package(
         .target(name: "CTurboJPEG", dependencies: ["CLinux"]),
         // Linux calls glibc hides behind _GNU_SOURCE (fallocate), and the loader the four use.
         .target(name: "CLinux"),
-        // Files, capture, encoding and orchestration on top of the container.
+        // Files, mappings, threads, bounded queues, the clock and the library loader: internal to
+        // this package (`package` access), the only Swift code that calls the system directly.
         .target(
-            name: "MovieRecorder",
-            dependencies: ["MovieContainer", "CX264", "CALSA", "CV4L2", "CTurboJPEG", "CLinux"],
+            name: "MoviePlatform",
+            dependencies: ["MovieContainer", "CLinux", "CX264", "CALSA", "CV4L2", "CTurboJPEG"],
             swiftSettings: strict
         ),
-        .executableTarget(name: "movrec", dependencies: ["MovieRecorder"], swiftSettings: strict),
-        // Run inside the device-test VM (Tests/DeviceRig/run-device-tests): proves that a static
-        // Swift binary, libv4l2 and libasound reach the vivid and snd-aloop drivers.
-        .executableTarget(
-            name: "device-probe",
-            dependencies: ["MovieRecorder", "CV4L2", "CALSA"],
-            path: "Tests/DeviceRig/device-probe",
-            swiftSettings: [.swiftLanguageMode(.v6)]
+        // Where media comes from: V4L2 cameras, ALSA microphones, the test pattern and tone,
+        // Y4M and WAV files.
+        .target(
+            name: "MovieCapture",
+            dependencies: ["MovieContainer", "MoviePlatform", "CV4L2", "CALSA", "CLinux"],
+            swiftSettings: strict
         ),
-        // The library against vivid and snd-aloop inside the VM: recordings in each pixel
-        // format with the loopback's tone, fault injection, a replug, an ALSA overrun.
-        .executableTarget(
-            name: "device-tests",
-            dependencies: ["MovieRecorder", "CV4L2", "CALSA"],
-            path: "Tests/DeviceRig/device-tests",
-            swiftSettings: [.swiftLanguageMode(.v6)]
+        // H.264 through libx264, JPEG through TurboJPEG, Exif.
+        .target(
+            name: "MovieEncoding",
+            dependencies: ["MovieContainer", "MoviePlatform", "MovieCapture", "CX264", "CTurboJPEG"],
+            swiftSettings: strict
         ),
-        // The benchmark harness (Benchmarks/run): runs every contender as a child process,
-        // alternating them, and reports ratios, CPU seconds and peak RSS.
-        .executableTarget(name: "movrec-bench", path: "Benchmarks/Harness", swiftSettings: strict),
-        // Starts each run the harness measures and reports its wall time, CPU time and peak RSS:
-        // a small C program, so the peak RSS its children inherit from it is about a megabyte.
-        .executableTarget(name: "bench-spawn", path: "Benchmarks/Spawn"),
-        // What the harness measures of the library through its public API, one case per run.
-        .executableTarget(name: "bench-worker", dependencies: ["MovieRecorder", "MovieContainer"], path: "Benchmarks/Worker",
-                          swiftSettings: strict),
+        // The AVFoundation-shaped API: session, outputs, rotation, file editing.
+        .target(
+            name: "MovieRecorder",
+            dependencies: ["MovieContainer", "MoviePlatform", "MovieCapture", "MovieEncoding"],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "movrec",
+            dependencies: ["MovieRecorder", "MovieCapture", "MovieEncoding", "MovieContainer", "MoviePlatform"],
+            swiftSettings: strict
+        ),
         .testTarget(name: "MovieContainerTests", dependencies: ["MovieContainer"], swiftSettings: strict),
         .testTarget(
             name: "MovieRecorderTests",
-            dependencies: ["MovieRecorder", "MovieContainer", "CLinux", "movrec"],
+            dependencies: ["MovieRecorder", "MovieCapture", "MovieEncoding", "MoviePlatform", "MovieContainer", "CLinux", "movrec"],
             swiftSettings: strict
         ),
     ]

@@ -1,4 +1,7 @@
 import MovieRecorder
+import MovieCapture
+import MovieEncoding
+import MovieContainer
 
 /// Case a: a Y4M file through the public API — session, Y4M source, movie file output — to a
 /// .mov, as an application would record a file.

@@ -2,6 +2,9 @@
 import Glibc
 #endif
 import MovieRecorder
+import MovieCapture
+import MovieEncoding
+import MovieContainer
 
 /// Case e: a live recording from the test pattern in real time, like a camera's.
 ///

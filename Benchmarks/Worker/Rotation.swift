@@ -2,6 +2,9 @@
 import Glibc
 #endif
 import MovieRecorder
+import MovieCapture
+import MovieEncoding
+import MovieContainer
 
 /// Case d: the time from a coordinator's angle change (a new gravity reading) until every
 /// output of the capture service has the new angle, over many changes.

@@ -1,5 +1,8 @@
 @_spi(Benchmarks) import MovieContainer
 import MovieRecorder
+import MovieCapture
+import MovieEncoding
+import MovieContainer
 
 /// Case c: a long recording through the real writer, configured as `RecordingPipeline`
 /// configures it, and the time its stop takes.
@@ -48,7 +51,7 @@ func stopAndMemory(_ arguments: [String]) throws {
                                                   metadata: [.creationDate(creationTime), .software("MovieRecorder")])
     configuration.fragmentInterval = fragmented ? .seconds(1) : nil
     configuration.durability = .none
-    let file = try RandomAccessFile(path: output, mode: .createOrTruncate)
+    let file = try MovieFileSink(path: output, overwrite: true)
     let writer = MovieWriter(sink: file, configuration: configuration)
     writer.omitsMediaData = true
     let video = try writer.addVideoTrack(VideoTrackFormat(h264: h264, timescale: timescale,

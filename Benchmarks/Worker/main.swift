@@ -2,6 +2,9 @@
 import Glibc
 #endif
 import MovieRecorder
+import MovieCapture
+import MovieEncoding
+import MovieContainer
 
 // One benchmark case per process, so the harness sees this run's CPU time and peak RSS alone
 // (wait4's rusage). Results go to standard output as `result NAME VALUE` lines.

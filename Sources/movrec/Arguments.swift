@@ -1,3 +1,6 @@
+import MovieContainer
+import MovieCapture
+import MovieEncoding
 /// The command line after the subcommand: options with values, flags, and positional words.
 struct Arguments {
     private var words: [String]

@@ -1,3 +1,7 @@
+import MoviePlatform
+import MovieContainer
+import MovieCapture
+import MovieEncoding
 import MovieRecorder
 
 /// `movrec inspect FILE [--json]`
@@ -21,9 +25,7 @@ func rotate(_ args: inout Arguments) throws -> Int32 {
     var mirrored = mirror
     if !mirror && !noMirror {
         // Keep the file's current mirroring unless told otherwise.
-        let file = try RandomAccessFile(path: path, mode: .read)
-        defer { try? file.close() }
-        mirrored = (try? MovieInfo(source: file))?.videoTrack?.orientation?.isMirrored ?? false
+        mirrored = (try? MovieInfo(path: path))?.videoTrack?.orientation?.isMirrored ?? false
     }
     let orientation = try VideoOrientation(rotationAngle: angle, isMirrored: mirrored)
     let edit = try OrientationEditor.setOrientation(orientation, ofMovieAt: path)

@@ -1,3 +1,6 @@
+import MovieContainer
+import MovieCapture
+import MovieEncoding
 #if canImport(Glibc)
 import Glibc
 #endif

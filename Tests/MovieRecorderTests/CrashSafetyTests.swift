@@ -1,6 +1,9 @@
 import Foundation
 import Testing
 @testable import MovieContainer
+@testable import MoviePlatform
+@testable import MovieCapture
+@testable import MovieEncoding
 @testable import MovieRecorder
 
 /// Fragmented writing: a normal finish is an ordinary movie; a file cut off at any moment opens

@@ -1,3 +1,7 @@
+@testable import MovieContainer
+@testable import MoviePlatform
+@testable import MovieCapture
+@testable import MovieEncoding
 @testable import MovieRecorder
 
 /// One golden movie: what it is made from, and what independent readers must say about it.

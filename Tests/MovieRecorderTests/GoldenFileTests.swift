@@ -1,5 +1,9 @@
 import Foundation
 import Testing
+@testable import MovieContainer
+@testable import MoviePlatform
+@testable import MovieCapture
+@testable import MovieEncoding
 @testable import MovieRecorder
 
 /// The writer must reproduce every golden movie byte for byte. Set MOVREC_UPDATE_GOLDEN=1 to

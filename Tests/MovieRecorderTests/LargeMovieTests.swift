@@ -1,6 +1,9 @@
 import Foundation
 import Testing
 @testable import MovieContainer
+@testable import MoviePlatform
+@testable import MovieCapture
+@testable import MovieEncoding
 @testable import MovieRecorder
 
 /// The 64-bit paths through the real writer and a real file: `co64` and a 64-bit `mdat` past

@@ -1,5 +1,9 @@
 import Foundation
 import Testing
+@testable import MovieContainer
+@testable import MoviePlatform
+@testable import MovieCapture
+@testable import MovieEncoding
 @testable import MovieRecorder
 
 /// exiftool and ffprobe — readers written by others — must find in a movie's `moov/meta` every

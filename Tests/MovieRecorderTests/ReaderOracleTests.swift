@@ -1,5 +1,9 @@
 import Foundation
 import Testing
+@testable import MovieContainer
+@testable import MoviePlatform
+@testable import MovieCapture
+@testable import MovieEncoding
 @testable import MovieRecorder
 
 /// ffprobe, mediainfo and exiftool — readers written by others — must see in every golden

@@ -1,5 +1,9 @@
 import Foundation
 import Testing
+@testable import MovieContainer
+@testable import MoviePlatform
+@testable import MovieCapture
+@testable import MovieEncoding
 @testable import MovieRecorder
 
 /// `movrec record` as a user runs it: stopping with Ctrl-C or SIGTERM leaves a finalized movie;

@@ -1,6 +1,10 @@
 import Foundation
 import Synchronization
 import Testing
+@testable import MovieContainer
+@testable import MoviePlatform
+@testable import MovieCapture
+@testable import MovieEncoding
 @testable import MovieRecorder
 
 /// The AVCam rotation design through the real types: coordinator, observer, capture service and

@@ -1,6 +1,9 @@
 import Foundation
 import Testing
 @testable import MovieContainer
+@testable import MoviePlatform
+@testable import MovieCapture
+@testable import MovieEncoding
 @testable import MovieRecorder
 
 /// The scratch file a movie file gives its writer for the sample tables of a long recording:

@@ -1,6 +1,9 @@
 import Foundation
 import Testing
 @testable import MovieContainer
+@testable import MoviePlatform
+@testable import MovieCapture
+@testable import MovieEncoding
 @testable import MovieRecorder
 
 /// The muxer hands the writer its inputs' memory instead of copies, and the writer gathers it

@@ -1,6 +1,9 @@
 import Foundation
 import Testing
 @testable import MovieContainer
+@testable import MoviePlatform
+@testable import MovieCapture
+@testable import MovieEncoding
 @testable import MovieRecorder
 
 /// `StreamMuxer.mux(videoFile:…)` writes while a second thread reads the stream. These tests hold

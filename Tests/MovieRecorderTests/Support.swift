@@ -1,5 +1,9 @@
 import Foundation
 import Testing
+@testable import MovieContainer
+@testable import MoviePlatform
+@testable import MovieCapture
+@testable import MovieEncoding
 @testable import MovieRecorder
 
 /// The repository's Fixtures folder.
@@ -84,16 +88,19 @@ func toolPath(_ name: String) throws -> String {
 /// The movrec executable built with the tests.
 func movrecPath() throws -> String { try builtProductPath("movrec") }
 
-/// An executable of this package built with the tests (movrec, bench-worker).
+/// An executable built with the tests: movrec from this package, bench-worker and bench-spawn
+/// from the Benchmarks package (Scripts/test builds it first).
 func builtProductPath(_ name: String) throws -> String {
     let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    let root = URL(fileURLWithPath: fixturesDirectory).deletingLastPathComponent()
     for candidate in [bundle.appendingPathComponent(name).path,
                       bundle.deletingLastPathComponent().appendingPathComponent(name).path,
-                      URL(fileURLWithPath: fixturesDirectory).deletingLastPathComponent().appendingPathComponent(".build/debug/\(name)").path]
+                      root.appendingPathComponent(".build/debug/\(name)").path,
+                      root.appendingPathComponent("Benchmarks/.build/debug/\(name)").path]
     where FileManager.default.isExecutableFile(atPath: candidate) {
         return candidate
     }
-    throw MissingTool(description: "\(name) was not built next to the tests; run `swift build --build-tests` first")
+    throw MissingTool(description: "\(name) was not built next to the tests; run `swift build --build-tests`, and `swift build --package-path Benchmarks` for the benchmark executables")
 }
 
 /// What ffprobe reports of a movie's streams.

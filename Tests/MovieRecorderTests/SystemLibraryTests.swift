@@ -1,6 +1,10 @@
 import CLinux
 import Foundation
 import Testing
+@testable import MovieContainer
+@testable import MoviePlatform
+@testable import MovieCapture
+@testable import MovieEncoding
 @testable import MovieRecorder
 
 /// The media libraries are opened when first needed: `movrec mux` starts without them, a

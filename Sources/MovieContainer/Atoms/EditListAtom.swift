@@ -1,35 +1,35 @@
 /// `elst`: maps movie time to media time (QuickTime File Format, "Edit List Atom"). One edit
 /// whose media time is the first composition offset hides the B-frame delay; an edit with media
 /// time −1 is an empty edit (a gap).
-public struct EditListAtom: QuickTimeAtom {
-    public static let type: FourCC = "elst"
+package struct EditListAtom: QuickTimeAtom {
+    package static let type: FourCC = "elst"
 
-    public struct Entry: Hashable, Sendable {
+    package struct Entry: Hashable, Sendable {
         /// In the movie's (mvhd) time scale.
-        public var segmentDuration: UInt64
+        package var segmentDuration: UInt64
         /// In the media's (mdhd) time scale; −1 for an empty edit.
-        public var mediaTime: Int64
+        package var mediaTime: Int64
         /// 16.16 fixed point; 1.0 for normal playback.
-        public var mediaRate: Int32 = 0x0001_0000
+        package var mediaRate: Int32 = 0x0001_0000
 
-        public init(segmentDuration: UInt64, mediaTime: Int64, mediaRate: Int32 = 0x0001_0000) {
+        package init(segmentDuration: UInt64, mediaTime: Int64, mediaRate: Int32 = 0x0001_0000) {
             self.segmentDuration = segmentDuration
             self.mediaTime = mediaTime
             self.mediaRate = mediaRate
         }
     }
 
-    public var entries: [Entry]
+    package var entries: [Entry]
 
-    public init(entries: [Entry]) { self.entries = entries }
+    package init(entries: [Entry]) { self.entries = entries }
 
-    public var version: UInt8 {
+    package var version: UInt8 {
         entries.contains {
             $0.segmentDuration > UInt64(UInt32.max) || $0.mediaTime > Int64(Int32.max) || $0.mediaTime < Int64(Int32.min)
         } ? 1 : 0
     }
 
-    public func writeBody(to w: inout ByteWriter) {
+    package func writeBody(to w: inout ByteWriter) {
         let version = self.version
         w.writeVersionAndFlags(version: version, flags: 0)
         w.write(UInt32(entries.count))
@@ -45,7 +45,7 @@ public struct EditListAtom: QuickTimeAtom {
         }
     }
 
-    public init(body r: inout ByteReader) throws(MovieFormatError) {
+    package init(body r: inout ByteReader) throws(MovieFormatError) {
         let (version, _) = try r.readVersionAndFlags()
         let count = try r.readUInt32()
         try r.requireTable(count: count, entrySize: version == 1 ? 20 : 12)

@@ -1,15 +1,15 @@
 /// `trex`: a track's defaults for movie fragments, inside `mvex` (ISO/IEC 14496-12 §8.8.3).
-public struct TrackExtendsAtom: QuickTimeAtom {
-    public static let type: FourCC = "trex"
-    public var trackID: UInt32
-    public var defaultSampleDescriptionIndex: UInt32 = 1
-    public var defaultSampleDuration: UInt32 = 0
-    public var defaultSampleSize: UInt32 = 0
-    public var defaultSampleFlags: UInt32 = 0
+package struct TrackExtendsAtom: QuickTimeAtom {
+    package static let type: FourCC = "trex"
+    package var trackID: UInt32
+    package var defaultSampleDescriptionIndex: UInt32 = 1
+    package var defaultSampleDuration: UInt32 = 0
+    package var defaultSampleSize: UInt32 = 0
+    package var defaultSampleFlags: UInt32 = 0
 
-    public init(trackID: UInt32) { self.trackID = trackID }
+    package init(trackID: UInt32) { self.trackID = trackID }
 
-    public func writeBody(to w: inout ByteWriter) {
+    package func writeBody(to w: inout ByteWriter) {
         w.writeVersionAndFlags(version: 0, flags: 0)
         w.write(trackID)
         w.write(defaultSampleDescriptionIndex)
@@ -18,7 +18,7 @@ public struct TrackExtendsAtom: QuickTimeAtom {
         w.write(defaultSampleFlags)
     }
 
-    public init(body r: inout ByteReader) throws(MovieFormatError) {
+    package init(body r: inout ByteReader) throws(MovieFormatError) {
         _ = try r.readVersionAndFlags()
         trackID = try r.readUInt32()
         defaultSampleDescriptionIndex = try r.readUInt32()
@@ -29,18 +29,18 @@ public struct TrackExtendsAtom: QuickTimeAtom {
 }
 
 /// `mfhd`: a movie fragment's sequence number, from 1 (ISO/IEC 14496-12 §8.8.5).
-public struct MovieFragmentHeaderAtom: QuickTimeAtom {
-    public static let type: FourCC = "mfhd"
-    public var sequenceNumber: UInt32
+package struct MovieFragmentHeaderAtom: QuickTimeAtom {
+    package static let type: FourCC = "mfhd"
+    package var sequenceNumber: UInt32
 
-    public init(sequenceNumber: UInt32) { self.sequenceNumber = sequenceNumber }
+    package init(sequenceNumber: UInt32) { self.sequenceNumber = sequenceNumber }
 
-    public func writeBody(to w: inout ByteWriter) {
+    package func writeBody(to w: inout ByteWriter) {
         w.writeVersionAndFlags(version: 0, flags: 0)
         w.write(sequenceNumber)
     }
 
-    public init(body r: inout ByteReader) throws(MovieFormatError) {
+    package init(body r: inout ByteReader) throws(MovieFormatError) {
         _ = try r.readVersionAndFlags()
         sequenceNumber = try r.readUInt32()
     }
@@ -49,22 +49,22 @@ public struct MovieFragmentHeaderAtom: QuickTimeAtom {
 /// `tfhd`: a track fragment's track and defaults (ISO/IEC 14496-12 §8.8.7). This library
 /// writes `default-base-is-moof` (offsets count from the `moof`) and, for PCM, a default size
 /// and duration so one `trun` covers a whole chunk without an entry per frame.
-public struct TrackFragmentHeaderAtom: QuickTimeAtom {
-    public static let type: FourCC = "tfhd"
-    public static let baseDataOffsetPresent: UInt32 = 0x000001
-    public static let defaultDurationPresent: UInt32 = 0x000008
-    public static let defaultSizePresent: UInt32 = 0x000010
-    public static let defaultFlagsPresent: UInt32 = 0x000020
-    public static let defaultBaseIsMoof: UInt32 = 0x020000
+package struct TrackFragmentHeaderAtom: QuickTimeAtom {
+    package static let type: FourCC = "tfhd"
+    package static let baseDataOffsetPresent: UInt32 = 0x000001
+    package static let defaultDurationPresent: UInt32 = 0x000008
+    package static let defaultSizePresent: UInt32 = 0x000010
+    package static let defaultFlagsPresent: UInt32 = 0x000020
+    package static let defaultBaseIsMoof: UInt32 = 0x020000
 
-    public var trackID: UInt32
-    public var baseDataOffset: UInt64?
-    public var defaultSampleDuration: UInt32?
-    public var defaultSampleSize: UInt32?
-    public var defaultSampleFlags: UInt32?
-    public var defaultBaseIsMoof = true
+    package var trackID: UInt32
+    package var baseDataOffset: UInt64?
+    package var defaultSampleDuration: UInt32?
+    package var defaultSampleSize: UInt32?
+    package var defaultSampleFlags: UInt32?
+    package var defaultBaseIsMoof = true
 
-    public init(trackID: UInt32, defaultSampleDuration: UInt32? = nil, defaultSampleSize: UInt32? = nil,
+    package init(trackID: UInt32, defaultSampleDuration: UInt32? = nil, defaultSampleSize: UInt32? = nil,
                 defaultSampleFlags: UInt32? = nil) {
         self.trackID = trackID
         self.defaultSampleDuration = defaultSampleDuration
@@ -80,7 +80,7 @@ public struct TrackFragmentHeaderAtom: QuickTimeAtom {
             | (defaultBaseIsMoof ? Self.defaultBaseIsMoof : 0)
     }
 
-    public func writeBody(to w: inout ByteWriter) {
+    package func writeBody(to w: inout ByteWriter) {
         w.writeVersionAndFlags(version: 0, flags: flags)
         w.write(trackID)
         if let baseDataOffset { w.write(baseDataOffset) }
@@ -89,7 +89,7 @@ public struct TrackFragmentHeaderAtom: QuickTimeAtom {
         if let defaultSampleFlags { w.write(defaultSampleFlags) }
     }
 
-    public init(body r: inout ByteReader) throws(MovieFormatError) {
+    package init(body r: inout ByteReader) throws(MovieFormatError) {
         let (_, flags) = try r.readVersionAndFlags()
         trackID = try r.readUInt32()
         if flags & Self.baseDataOffsetPresent != 0 { baseDataOffset = try r.readUInt64() }
@@ -103,18 +103,18 @@ public struct TrackFragmentHeaderAtom: QuickTimeAtom {
 
 /// `tfdt`: the decode time of a track fragment's first sample, in media ticks (ISO/IEC 14496-12
 /// §8.8.12). Written as version 1 (64-bit).
-public struct TrackFragmentDecodeTimeAtom: QuickTimeAtom {
-    public static let type: FourCC = "tfdt"
-    public var baseMediaDecodeTime: UInt64
+package struct TrackFragmentDecodeTimeAtom: QuickTimeAtom {
+    package static let type: FourCC = "tfdt"
+    package var baseMediaDecodeTime: UInt64
 
-    public init(baseMediaDecodeTime: UInt64) { self.baseMediaDecodeTime = baseMediaDecodeTime }
+    package init(baseMediaDecodeTime: UInt64) { self.baseMediaDecodeTime = baseMediaDecodeTime }
 
-    public func writeBody(to w: inout ByteWriter) {
+    package func writeBody(to w: inout ByteWriter) {
         w.writeVersionAndFlags(version: 1, flags: 0)
         w.write(baseMediaDecodeTime)
     }
 
-    public init(body r: inout ByteReader) throws(MovieFormatError) {
+    package init(body r: inout ByteReader) throws(MovieFormatError) {
         let (version, _) = try r.readVersionAndFlags()
         baseMediaDecodeTime = version == 1 ? try r.readUInt64() : UInt64(try r.readUInt32())
     }
@@ -122,26 +122,26 @@ public struct TrackFragmentDecodeTimeAtom: QuickTimeAtom {
 
 /// `trun`: a run of samples in a track fragment (ISO/IEC 14496-12 §8.8.8): where their data
 /// starts (from the `moof`) and, per sample, what the `tfhd` defaults do not give.
-public struct TrackRunAtom: QuickTimeAtom {
-    public static let type: FourCC = "trun"
-    public static let dataOffsetPresent: UInt32 = 0x000001
-    public static let firstSampleFlagsPresent: UInt32 = 0x000004
-    public static let durationPresent: UInt32 = 0x000100
-    public static let sizePresent: UInt32 = 0x000200
-    public static let flagsPresent: UInt32 = 0x000400
-    public static let compositionOffsetPresent: UInt32 = 0x000800
+package struct TrackRunAtom: QuickTimeAtom {
+    package static let type: FourCC = "trun"
+    package static let dataOffsetPresent: UInt32 = 0x000001
+    package static let firstSampleFlagsPresent: UInt32 = 0x000004
+    package static let durationPresent: UInt32 = 0x000100
+    package static let sizePresent: UInt32 = 0x000200
+    package static let flagsPresent: UInt32 = 0x000400
+    package static let compositionOffsetPresent: UInt32 = 0x000800
 
     /// Sample flags for a sync sample: depends on no other sample.
-    public static let syncSampleFlags: UInt32 = 0x0200_0000
+    package static let syncSampleFlags: UInt32 = 0x0200_0000
     /// Sample flags for a non-sync sample: depends on others, is_non_sync_sample set.
-    public static let nonSyncSampleFlags: UInt32 = 0x0101_0000
+    package static let nonSyncSampleFlags: UInt32 = 0x0101_0000
 
-    public struct Sample: Hashable, Sendable {
-        public var duration: UInt32?
-        public var size: UInt32?
-        public var flags: UInt32?
-        public var compositionOffset: Int32?
-        public init(duration: UInt32? = nil, size: UInt32? = nil, flags: UInt32? = nil, compositionOffset: Int32? = nil) {
+    package struct Sample: Hashable, Sendable {
+        package var duration: UInt32?
+        package var size: UInt32?
+        package var flags: UInt32?
+        package var compositionOffset: Int32?
+        package init(duration: UInt32? = nil, size: UInt32? = nil, flags: UInt32? = nil, compositionOffset: Int32? = nil) {
             self.duration = duration
             self.size = size
             self.flags = flags
@@ -150,15 +150,15 @@ public struct TrackRunAtom: QuickTimeAtom {
     }
 
     /// Which per-sample fields are present (the `trun` flags above 0x100).
-    public var sampleFields: UInt32
-    public var dataOffset: Int32?
-    public var sampleCount: UInt32
+    package var sampleFields: UInt32
+    package var dataOffset: Int32?
+    package var sampleCount: UInt32
     /// One entry per sample when any per-sample field is present; empty otherwise.
-    public var samples: [Sample]
+    package var samples: [Sample]
     /// The first sample's flags when the run gives them apart from the others (read only).
-    public var firstSampleFlags: UInt32?
+    package var firstSampleFlags: UInt32?
 
-    public init(dataOffset: Int32?, sampleCount: UInt32, sampleFields: UInt32, samples: [Sample]) {
+    package init(dataOffset: Int32?, sampleCount: UInt32, sampleFields: UInt32, samples: [Sample]) {
         self.dataOffset = dataOffset
         self.sampleCount = sampleCount
         self.sampleFields = sampleFields
@@ -168,9 +168,9 @@ public struct TrackRunAtom: QuickTimeAtom {
     /// Where the data offset lies from the start of the atom (its size field), when present:
     /// after the header, the version and flags and the sample count. A writer that learns the
     /// offset only after laying out the atom patches it there.
-    public static let dataOffsetPosition = 16
+    package static let dataOffsetPosition = 16
 
-    public func writeBody(to w: inout ByteWriter) {
+    package func writeBody(to w: inout ByteWriter) {
         let version: UInt8 = samples.contains { ($0.compositionOffset ?? 0) < 0 } ? 1 : 0
         w.writeVersionAndFlags(version: version, flags: sampleFields | (dataOffset != nil ? Self.dataOffsetPresent : 0))
         w.write(sampleCount)
@@ -196,7 +196,7 @@ public struct TrackRunAtom: QuickTimeAtom {
         }
     }
 
-    public init(body r: inout ByteReader) throws(MovieFormatError) {
+    package init(body r: inout ByteReader) throws(MovieFormatError) {
         let (_, flags) = try r.readVersionAndFlags()
         sampleCount = try r.readUInt32()
         dataOffset = flags & Self.dataOffsetPresent != 0 ? try r.readInt32() : nil

@@ -2,19 +2,19 @@
 /// Reference Atom"). In `mdia` the component type is `mhlr` and the subtype `vide` or `soun`; in
 /// `minf` it is `dhlr`/`url `. The name is a Pascal string in QuickTime (a C string in ISO
 /// files, which the reader also accepts).
-public struct HandlerAtom: QuickTimeAtom {
-    public static let type: FourCC = "hdlr"
-    public var componentType: FourCC
-    public var componentSubtype: FourCC
-    public var name: String
+package struct HandlerAtom: QuickTimeAtom {
+    package static let type: FourCC = "hdlr"
+    package var componentType: FourCC
+    package var componentSubtype: FourCC
+    package var name: String
 
-    public init(componentType: FourCC, componentSubtype: FourCC, name: String) {
+    package init(componentType: FourCC, componentSubtype: FourCC, name: String) {
         self.componentType = componentType
         self.componentSubtype = componentSubtype
         self.name = name
     }
 
-    public func writeBody(to w: inout ByteWriter) {
+    package func writeBody(to w: inout ByteWriter) {
         w.writeVersionAndFlags(version: 0, flags: 0)
         w.write(componentType)
         w.write(componentSubtype)
@@ -22,7 +22,7 @@ public struct HandlerAtom: QuickTimeAtom {
         w.writePascalString(name)
     }
 
-    public init(body r: inout ByteReader) throws(MovieFormatError) {
+    package init(body r: inout ByteReader) throws(MovieFormatError) {
         _ = try r.readVersionAndFlags()
         componentType = try r.readFourCC()
         componentSubtype = try r.readFourCC()

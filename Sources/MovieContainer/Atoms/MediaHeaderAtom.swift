@@ -1,27 +1,27 @@
 /// `mdhd`: the media's time scale and duration (QuickTime File Format, "Media Header Atom").
-public struct MediaHeaderAtom: QuickTimeAtom {
-    public static let type: FourCC = "mdhd"
-    public var creationTime: QuickTimeTimestamp
-    public var modificationTime: QuickTimeTimestamp
-    public var timescale: UInt32
+package struct MediaHeaderAtom: QuickTimeAtom {
+    package static let type: FourCC = "mdhd"
+    package var creationTime: QuickTimeTimestamp
+    package var modificationTime: QuickTimeTimestamp
+    package var timescale: UInt32
     /// The sum of all sample durations, in `timescale` units.
-    public var duration: UInt64
+    package var duration: UInt64
     /// A packed ISO 639-2/T code (`und` = 0x55C4) or a Macintosh language code.
-    public var language: UInt16 = 0x55C4
-    public var quality: UInt16 = 0
+    package var language: UInt16 = 0x55C4
+    package var quality: UInt16 = 0
 
-    public init(creationTime: QuickTimeTimestamp, timescale: UInt32, duration: UInt64) {
+    package init(creationTime: QuickTimeTimestamp, timescale: UInt32, duration: UInt64) {
         self.creationTime = creationTime
         self.modificationTime = creationTime
         self.timescale = timescale
         self.duration = duration
     }
 
-    public var version: UInt8 {
+    package var version: UInt8 {
         fullAtomVersion(creationTime.secondsSince1904, modificationTime.secondsSince1904, duration)
     }
 
-    public func writeBody(to w: inout ByteWriter) {
+    package func writeBody(to w: inout ByteWriter) {
         w.writeVersionAndFlags(version: version, flags: 0)
         if version == 1 {
             w.write(creationTime.secondsSince1904)
@@ -38,7 +38,7 @@ public struct MediaHeaderAtom: QuickTimeAtom {
         w.write(quality)
     }
 
-    public init(body r: inout ByteReader) throws(MovieFormatError) {
+    package init(body r: inout ByteReader) throws(MovieFormatError) {
         let (version, _) = try r.readVersionAndFlags()
         if version == 1 {
             creationTime = QuickTimeTimestamp(secondsSince1904: try r.readUInt64())

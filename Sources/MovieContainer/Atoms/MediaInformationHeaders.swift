@@ -1,19 +1,19 @@
 /// `vmhd`: the video media information header (QuickTime File Format, "Video Media Information
 /// Header Atom"). Flags are always 1; graphics mode 0x40 is dither copy.
-public struct VideoMediaHeaderAtom: QuickTimeAtom {
-    public static let type: FourCC = "vmhd"
-    public var graphicsMode: UInt16 = 0x40
-    public var opcolor: [UInt16] = [0x8000, 0x8000, 0x8000]
+package struct VideoMediaHeaderAtom: QuickTimeAtom {
+    package static let type: FourCC = "vmhd"
+    package var graphicsMode: UInt16 = 0x40
+    package var opcolor: [UInt16] = [0x8000, 0x8000, 0x8000]
 
-    public init() {}
+    package init() {}
 
-    public func writeBody(to w: inout ByteWriter) {
+    package func writeBody(to w: inout ByteWriter) {
         w.writeVersionAndFlags(version: 0, flags: 1)
         w.write(graphicsMode)
         for c in opcolor { w.write(c) }
     }
 
-    public init(body r: inout ByteReader) throws(MovieFormatError) {
+    package init(body r: inout ByteReader) throws(MovieFormatError) {
         _ = try r.readVersionAndFlags()
         graphicsMode = try r.readUInt16()
         opcolor = [try r.readUInt16(), try r.readUInt16(), try r.readUInt16()]
@@ -22,20 +22,20 @@ public struct VideoMediaHeaderAtom: QuickTimeAtom {
 
 /// `smhd`: the sound media information header (QuickTime File Format, "Sound Media Information
 /// Header Atom").
-public struct SoundMediaHeaderAtom: QuickTimeAtom {
-    public static let type: FourCC = "smhd"
+package struct SoundMediaHeaderAtom: QuickTimeAtom {
+    package static let type: FourCC = "smhd"
     /// 8.8 fixed point; 0 is centre.
-    public var balance: Int16 = 0
+    package var balance: Int16 = 0
 
-    public init() {}
+    package init() {}
 
-    public func writeBody(to w: inout ByteWriter) {
+    package func writeBody(to w: inout ByteWriter) {
         w.writeVersionAndFlags(version: 0, flags: 0)
         w.write(balance)
         w.write(UInt16(0))
     }
 
-    public init(body r: inout ByteReader) throws(MovieFormatError) {
+    package init(body r: inout ByteReader) throws(MovieFormatError) {
         _ = try r.readVersionAndFlags()
         balance = try r.readInt16()
         try r.skip(2)
@@ -44,14 +44,14 @@ public struct SoundMediaHeaderAtom: QuickTimeAtom {
 
 /// `dref`: where the media data lives (QuickTime File Format, "Data Reference Atoms"). This
 /// library writes one `url ` entry with flag 1: the data is in this same file.
-public struct DataReferenceAtom: QuickTimeAtom {
-    public static let type: FourCC = "dref"
+package struct DataReferenceAtom: QuickTimeAtom {
+    package static let type: FourCC = "dref"
     /// Number of entries.
-    public var entryCount: UInt32 = 1
+    package var entryCount: UInt32 = 1
 
-    public init() {}
+    package init() {}
 
-    public func writeBody(to w: inout ByteWriter) {
+    package func writeBody(to w: inout ByteWriter) {
         w.writeVersionAndFlags(version: 0, flags: 0)
         w.write(UInt32(1))
         w.write(UInt32(12))
@@ -59,7 +59,7 @@ public struct DataReferenceAtom: QuickTimeAtom {
         w.writeVersionAndFlags(version: 0, flags: 1)
     }
 
-    public init(body r: inout ByteReader) throws(MovieFormatError) {
+    package init(body r: inout ByteReader) throws(MovieFormatError) {
         _ = try r.readVersionAndFlags()
         entryCount = try r.readUInt32()
     }

@@ -1,20 +1,20 @@
 /// `mvhd`: the movie's time scale, duration and matrix (QuickTime File Format, "Movie Header
 /// Atom"). Version 1 widens times and duration to 64 bits and is written only when needed.
-public struct MovieHeaderAtom: QuickTimeAtom {
-    public static let type: FourCC = "mvhd"
-    public var creationTime: QuickTimeTimestamp
-    public var modificationTime: QuickTimeTimestamp
-    public var timescale: UInt32
+package struct MovieHeaderAtom: QuickTimeAtom {
+    package static let type: FourCC = "mvhd"
+    package var creationTime: QuickTimeTimestamp
+    package var modificationTime: QuickTimeTimestamp
+    package var timescale: UInt32
     /// The duration of the longest track, in `timescale` units.
-    public var duration: UInt64
+    package var duration: UInt64
     /// 16.16 fixed point; 1.0 plays at normal speed.
-    public var preferredRate: Int32 = 0x0001_0000
+    package var preferredRate: Int32 = 0x0001_0000
     /// 8.8 fixed point; 1.0 is full volume.
-    public var preferredVolume: Int16 = 0x0100
-    public var matrix: TransformationMatrix = .identity
-    public var nextTrackID: UInt32
+    package var preferredVolume: Int16 = 0x0100
+    package var matrix: TransformationMatrix = .identity
+    package var nextTrackID: UInt32
 
-    public init(creationTime: QuickTimeTimestamp, modificationTime: QuickTimeTimestamp, timescale: UInt32,
+    package init(creationTime: QuickTimeTimestamp, modificationTime: QuickTimeTimestamp, timescale: UInt32,
                 duration: UInt64, nextTrackID: UInt32) {
         self.creationTime = creationTime
         self.modificationTime = modificationTime
@@ -23,11 +23,11 @@ public struct MovieHeaderAtom: QuickTimeAtom {
         self.nextTrackID = nextTrackID
     }
 
-    public var version: UInt8 {
+    package var version: UInt8 {
         fullAtomVersion(creationTime.secondsSince1904, modificationTime.secondsSince1904, duration)
     }
 
-    public func writeBody(to w: inout ByteWriter) {
+    package func writeBody(to w: inout ByteWriter) {
         w.writeVersionAndFlags(version: version, flags: 0)
         if version == 1 {
             w.write(creationTime.secondsSince1904)
@@ -48,7 +48,7 @@ public struct MovieHeaderAtom: QuickTimeAtom {
         w.write(nextTrackID)
     }
 
-    public init(body r: inout ByteReader) throws(MovieFormatError) {
+    package init(body r: inout ByteReader) throws(MovieFormatError) {
         let (version, _) = try r.readVersionAndFlags()
         if version == 1 {
             creationTime = QuickTimeTimestamp(secondsSince1904: try r.readUInt64())

@@ -1,26 +1,26 @@
 /// `stsd`: the sample descriptions of a track (QuickTime File Format, "Sample Description
 /// Atoms"). Entries are kept as their format code and body; ``VideoSampleEntry`` and
 /// ``SoundSampleEntry`` read and write the bodies of the kinds this library handles.
-public struct SampleDescriptionAtom: QuickTimeAtom {
-    public static let type: FourCC = "stsd"
+package struct SampleDescriptionAtom: QuickTimeAtom {
+    package static let type: FourCC = "stsd"
 
-    public struct Entry: Hashable, Sendable {
+    package struct Entry: Hashable, Sendable {
         /// The data format, such as `avc1`, `sowt` or `lpcm`.
-        public var format: FourCC
+        package var format: FourCC
         /// Everything after the entry's size and format.
-        public var body: [UInt8]
+        package var body: [UInt8]
 
-        public init(format: FourCC, body: [UInt8]) {
+        package init(format: FourCC, body: [UInt8]) {
             self.format = format
             self.body = body
         }
     }
 
-    public var entries: [Entry]
+    package var entries: [Entry]
 
-    public init(entries: [Entry]) { self.entries = entries }
+    package init(entries: [Entry]) { self.entries = entries }
 
-    public func writeBody(to w: inout ByteWriter) {
+    package func writeBody(to w: inout ByteWriter) {
         w.writeVersionAndFlags(version: 0, flags: 0)
         w.write(UInt32(entries.count))
         for entry in entries {
@@ -30,7 +30,7 @@ public struct SampleDescriptionAtom: QuickTimeAtom {
         }
     }
 
-    public init(body r: inout ByteReader) throws(MovieFormatError) {
+    package init(body r: inout ByteReader) throws(MovieFormatError) {
         _ = try r.readVersionAndFlags()
         let count = try r.readUInt32()
         try r.requireTable(count: count, entrySize: 16)
@@ -60,25 +60,25 @@ func readExtensionAtoms(_ r: inout ByteReader) -> [(type: FourCC, body: [UInt8])
 
 /// A video sample description: `avc1` and other codecs (QuickTime File Format, "Video Sample
 /// Description").
-public struct VideoSampleEntry: Hashable, Sendable {
-    public var format: FourCC
-    public var width: UInt16
-    public var height: UInt16
+package struct VideoSampleEntry: Hashable, Sendable {
+    package var format: FourCC
+    package var width: UInt16
+    package var height: UInt16
     /// Shown by readers as the encoder; Apple writes "H.264".
-    public var compressorName: String
+    package var compressorName: String
     /// Extension atoms in order, such as `avcC`, `pasp` and `colr`.
-    public var extensions: [Extension]
+    package var extensions: [Extension]
 
-    public struct Extension: Hashable, Sendable {
-        public var type: FourCC
-        public var body: [UInt8]
-        public init(type: FourCC, body: [UInt8]) {
+    package struct Extension: Hashable, Sendable {
+        package var type: FourCC
+        package var body: [UInt8]
+        package init(type: FourCC, body: [UInt8]) {
             self.type = type
             self.body = body
         }
     }
 
-    public init(format: FourCC, width: UInt16, height: UInt16, compressorName: String, extensions: [Extension]) {
+    package init(format: FourCC, width: UInt16, height: UInt16, compressorName: String, extensions: [Extension]) {
         self.format = format
         self.width = width
         self.height = height
@@ -88,7 +88,7 @@ public struct VideoSampleEntry: Hashable, Sendable {
 
     /// The entry for H.264 with its `avcC`, a `pasp` when the pixels are not square or a
     /// sample aspect ratio is known, and a `colr` 'nclc' when the colours are described.
-    public init(h264 configuration: AVCDecoderConfiguration, width: UInt16, height: UInt16,
+    package init(h264 configuration: AVCDecoderConfiguration, width: UInt16, height: UInt16,
                 pixelAspectRatio: SampleAspectRatio? = nil, color: ColorDescription? = nil) {
         var extensions = [Extension(type: "avcC", body: configuration.atomBody)]
         if let ratio = pixelAspectRatio ?? configuration.sps.sampleAspectRatio {
@@ -101,7 +101,7 @@ public struct VideoSampleEntry: Hashable, Sendable {
         self.init(format: "avc1", width: width, height: height, compressorName: "H.264", extensions: extensions)
     }
 
-    public var descriptionEntry: SampleDescriptionAtom.Entry {
+    package var descriptionEntry: SampleDescriptionAtom.Entry {
         var w = ByteWriter(capacity: 128)
         w.writeZeros(6)
         w.write(UInt16(1))  // data reference index
@@ -127,7 +127,7 @@ public struct VideoSampleEntry: Hashable, Sendable {
         return .init(format: format, body: w.bytes)
     }
 
-    public init(_ entry: SampleDescriptionAtom.Entry) throws(MovieFormatError) {
+    package init(_ entry: SampleDescriptionAtom.Entry) throws(MovieFormatError) {
         var r = ByteReader(entry.body, context: entry.format)
         try r.skip(6 + 2 + 2 + 2 + 4 + 4 + 4)
         format = entry.format
@@ -142,22 +142,22 @@ public struct VideoSampleEntry: Hashable, Sendable {
 }
 
 /// `pasp`: pixel aspect ratio (QuickTime File Format, "Pixel Aspect Ratio").
-public struct PixelAspectRatioAtom: QuickTimeAtom {
-    public static let type: FourCC = "pasp"
-    public var horizontalSpacing: UInt32
-    public var verticalSpacing: UInt32
+package struct PixelAspectRatioAtom: QuickTimeAtom {
+    package static let type: FourCC = "pasp"
+    package var horizontalSpacing: UInt32
+    package var verticalSpacing: UInt32
 
-    public init(horizontalSpacing: UInt32, verticalSpacing: UInt32) {
+    package init(horizontalSpacing: UInt32, verticalSpacing: UInt32) {
         self.horizontalSpacing = horizontalSpacing
         self.verticalSpacing = verticalSpacing
     }
 
-    public func writeBody(to w: inout ByteWriter) {
+    package func writeBody(to w: inout ByteWriter) {
         w.write(horizontalSpacing)
         w.write(verticalSpacing)
     }
 
-    public init(body r: inout ByteReader) throws(MovieFormatError) {
+    package init(body r: inout ByteReader) throws(MovieFormatError) {
         horizontalSpacing = try r.readUInt32()
         verticalSpacing = try r.readUInt32()
     }
@@ -165,20 +165,20 @@ public struct PixelAspectRatioAtom: QuickTimeAtom {
 
 /// `colr` of type 'nclc': colour primaries, transfer function and matrix (QuickTime File
 /// Format, "Color Parameter Atoms"; Apple TN2162).
-public struct ColorParameterAtom: QuickTimeAtom {
-    public static let type: FourCC = "colr"
-    public var color: ColorDescription
+package struct ColorParameterAtom: QuickTimeAtom {
+    package static let type: FourCC = "colr"
+    package var color: ColorDescription
 
-    public init(_ color: ColorDescription) { self.color = color }
+    package init(_ color: ColorDescription) { self.color = color }
 
-    public func writeBody(to w: inout ByteWriter) {
+    package func writeBody(to w: inout ByteWriter) {
         w.write("nclc" as FourCC)
         w.write(color.primaries)
         w.write(color.transferFunction)
         w.write(color.matrix)
     }
 
-    public init(body r: inout ByteReader) throws(MovieFormatError) {
+    package init(body r: inout ByteReader) throws(MovieFormatError) {
         let kind = try r.readFourCC()
         guard kind == "nclc" || kind == "nclx" else { throw .invalidValue("colr", "colour parameter type '\(kind)' is not nclc or nclx") }
         color = ColorDescription(primaries: try r.readUInt16(), transferFunction: try r.readUInt16(), matrix: try r.readUInt16())

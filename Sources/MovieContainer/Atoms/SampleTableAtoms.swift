@@ -1,12 +1,12 @@
 /// `stts`: sample durations as runs of (count, duration) in decode order (QuickTime File
 /// Format, "Time-to-Sample Atom").
-public struct TimeToSampleAtom: QuickTimeAtom {
-    public static let type: FourCC = "stts"
-    public var entries: [(count: UInt32, duration: UInt32)]
+package struct TimeToSampleAtom: QuickTimeAtom {
+    package static let type: FourCC = "stts"
+    package var entries: [(count: UInt32, duration: UInt32)]
 
-    public init(entries: [(count: UInt32, duration: UInt32)]) { self.entries = entries }
+    package init(entries: [(count: UInt32, duration: UInt32)]) { self.entries = entries }
 
-    public func writeBody(to w: inout ByteWriter) {
+    package func writeBody(to w: inout ByteWriter) {
         w.writeVersionAndFlags(version: 0, flags: 0)
         w.write(UInt32(entries.count))
         for e in entries {
@@ -15,7 +15,7 @@ public struct TimeToSampleAtom: QuickTimeAtom {
         }
     }
 
-    public init(body r: inout ByteReader) throws(MovieFormatError) {
+    package init(body r: inout ByteReader) throws(MovieFormatError) {
         _ = try r.readVersionAndFlags()
         let count = try r.readUInt32()
         try r.requireTable(count: count, entrySize: 8)
@@ -24,20 +24,20 @@ public struct TimeToSampleAtom: QuickTimeAtom {
         for _ in 0..<count { entries.append((try r.readUInt32(), try r.readUInt32())) }
     }
 
-    public static func == (l: Self, r: Self) -> Bool { l.entries.elementsEqual(r.entries, by: ==) }
-    public func hash(into h: inout Hasher) { for e in entries { h.combine(e.count); h.combine(e.duration) } }
+    package static func == (l: Self, r: Self) -> Bool { l.entries.elementsEqual(r.entries, by: ==) }
+    package func hash(into h: inout Hasher) { for e in entries { h.combine(e.count); h.combine(e.duration) } }
 }
 
 /// `ctts`: composition offsets (presentation − decode time) as runs of (count, offset)
 /// (QuickTime File Format, "Composition Offset Atom"). This library writes version 0 with
 /// non-negative offsets; the reader accepts version 1's signed offsets too.
-public struct CompositionOffsetAtom: QuickTimeAtom {
-    public static let type: FourCC = "ctts"
-    public var entries: [(count: UInt32, offset: Int32)]
+package struct CompositionOffsetAtom: QuickTimeAtom {
+    package static let type: FourCC = "ctts"
+    package var entries: [(count: UInt32, offset: Int32)]
 
-    public init(entries: [(count: UInt32, offset: Int32)]) { self.entries = entries }
+    package init(entries: [(count: UInt32, offset: Int32)]) { self.entries = entries }
 
-    public func writeBody(to w: inout ByteWriter) {
+    package func writeBody(to w: inout ByteWriter) {
         w.writeVersionAndFlags(version: 0, flags: 0)
         w.write(UInt32(entries.count))
         for e in entries {
@@ -46,7 +46,7 @@ public struct CompositionOffsetAtom: QuickTimeAtom {
         }
     }
 
-    public init(body r: inout ByteReader) throws(MovieFormatError) {
+    package init(body r: inout ByteReader) throws(MovieFormatError) {
         _ = try r.readVersionAndFlags()
         let count = try r.readUInt32()
         try r.requireTable(count: count, entrySize: 8)
@@ -55,25 +55,25 @@ public struct CompositionOffsetAtom: QuickTimeAtom {
         for _ in 0..<count { entries.append((try r.readUInt32(), try r.readInt32())) }
     }
 
-    public static func == (l: Self, r: Self) -> Bool { l.entries.elementsEqual(r.entries, by: ==) }
-    public func hash(into h: inout Hasher) { for e in entries { h.combine(e.count); h.combine(e.offset) } }
+    package static func == (l: Self, r: Self) -> Bool { l.entries.elementsEqual(r.entries, by: ==) }
+    package func hash(into h: inout Hasher) { for e in entries { h.combine(e.count); h.combine(e.offset) } }
 }
 
 /// `stss`: the 1-based numbers of the sync (key) samples (QuickTime File Format, "Sync Sample
 /// Atom"). Absent when every sample is a sync sample.
-public struct SyncSampleAtom: QuickTimeAtom {
-    public static let type: FourCC = "stss"
-    public var sampleNumbers: [UInt32]
+package struct SyncSampleAtom: QuickTimeAtom {
+    package static let type: FourCC = "stss"
+    package var sampleNumbers: [UInt32]
 
-    public init(sampleNumbers: [UInt32]) { self.sampleNumbers = sampleNumbers }
+    package init(sampleNumbers: [UInt32]) { self.sampleNumbers = sampleNumbers }
 
-    public func writeBody(to w: inout ByteWriter) {
+    package func writeBody(to w: inout ByteWriter) {
         w.writeVersionAndFlags(version: 0, flags: 0)
         w.write(UInt32(sampleNumbers.count))
         for n in sampleNumbers { w.write(n) }
     }
 
-    public init(body r: inout ByteReader) throws(MovieFormatError) {
+    package init(body r: inout ByteReader) throws(MovieFormatError) {
         _ = try r.readVersionAndFlags()
         let count = try r.readUInt32()
         try r.requireTable(count: count, entrySize: 4)
@@ -85,25 +85,25 @@ public struct SyncSampleAtom: QuickTimeAtom {
 
 /// `stsc`: how many samples each chunk holds, as runs starting at a 1-based chunk number
 /// (QuickTime File Format, "Sample-to-Chunk Atom").
-public struct SampleToChunkAtom: QuickTimeAtom {
-    public static let type: FourCC = "stsc"
+package struct SampleToChunkAtom: QuickTimeAtom {
+    package static let type: FourCC = "stsc"
 
-    public struct Entry: Hashable, Sendable {
-        public var firstChunk: UInt32
-        public var samplesPerChunk: UInt32
-        public var sampleDescriptionID: UInt32
-        public init(firstChunk: UInt32, samplesPerChunk: UInt32, sampleDescriptionID: UInt32 = 1) {
+    package struct Entry: Hashable, Sendable {
+        package var firstChunk: UInt32
+        package var samplesPerChunk: UInt32
+        package var sampleDescriptionID: UInt32
+        package init(firstChunk: UInt32, samplesPerChunk: UInt32, sampleDescriptionID: UInt32 = 1) {
             self.firstChunk = firstChunk
             self.samplesPerChunk = samplesPerChunk
             self.sampleDescriptionID = sampleDescriptionID
         }
     }
 
-    public var entries: [Entry]
+    package var entries: [Entry]
 
-    public init(entries: [Entry]) { self.entries = entries }
+    package init(entries: [Entry]) { self.entries = entries }
 
-    public func writeBody(to w: inout ByteWriter) {
+    package func writeBody(to w: inout ByteWriter) {
         w.writeVersionAndFlags(version: 0, flags: 0)
         w.write(UInt32(entries.count))
         for e in entries {
@@ -113,7 +113,7 @@ public struct SampleToChunkAtom: QuickTimeAtom {
         }
     }
 
-    public init(body r: inout ByteReader) throws(MovieFormatError) {
+    package init(body r: inout ByteReader) throws(MovieFormatError) {
         _ = try r.readVersionAndFlags()
         let count = try r.readUInt32()
         try r.requireTable(count: count, entrySize: 12)
@@ -128,35 +128,35 @@ public struct SampleToChunkAtom: QuickTimeAtom {
 
 /// `stsz`: sample sizes in bytes (QuickTime File Format, "Sample Size Atom"). When every sample
 /// has the same size — PCM frames — only that size and the count are stored.
-public struct SampleSizeAtom: QuickTimeAtom {
-    public static let type: FourCC = "stsz"
+package struct SampleSizeAtom: QuickTimeAtom {
+    package static let type: FourCC = "stsz"
     /// The size of every sample, or 0 when `sizes` lists them.
-    public var constantSize: UInt32
-    public var sampleCount: UInt32
-    public var sizes: [UInt32]
+    package var constantSize: UInt32
+    package var sampleCount: UInt32
+    package var sizes: [UInt32]
 
-    public init(constantSize: UInt32, sampleCount: UInt32) {
+    package init(constantSize: UInt32, sampleCount: UInt32) {
         self.constantSize = constantSize
         self.sampleCount = sampleCount
         self.sizes = []
     }
 
-    public init(sizes: [UInt32]) {
+    package init(sizes: [UInt32]) {
         constantSize = 0
         sampleCount = UInt32(sizes.count)
         self.sizes = sizes
     }
 
-    public func size(ofSample index: Int) -> UInt32 { constantSize != 0 ? constantSize : sizes[index] }
+    package func size(ofSample index: Int) -> UInt32 { constantSize != 0 ? constantSize : sizes[index] }
 
-    public func writeBody(to w: inout ByteWriter) {
+    package func writeBody(to w: inout ByteWriter) {
         w.writeVersionAndFlags(version: 0, flags: 0)
         w.write(constantSize)
         w.write(sampleCount)
         if constantSize == 0 { for s in sizes { w.write(s) } }
     }
 
-    public init(body r: inout ByteReader) throws(MovieFormatError) {
+    package init(body r: inout ByteReader) throws(MovieFormatError) {
         _ = try r.readVersionAndFlags()
         constantSize = try r.readUInt32()
         sampleCount = try r.readUInt32()
@@ -170,19 +170,19 @@ public struct SampleSizeAtom: QuickTimeAtom {
 }
 
 /// `stco`: 32-bit file offsets of each chunk (QuickTime File Format, "Chunk Offset Atom").
-public struct ChunkOffsetAtom: QuickTimeAtom {
-    public static let type: FourCC = "stco"
-    public var offsets: [UInt32]
+package struct ChunkOffsetAtom: QuickTimeAtom {
+    package static let type: FourCC = "stco"
+    package var offsets: [UInt32]
 
-    public init(offsets: [UInt32]) { self.offsets = offsets }
+    package init(offsets: [UInt32]) { self.offsets = offsets }
 
-    public func writeBody(to w: inout ByteWriter) {
+    package func writeBody(to w: inout ByteWriter) {
         w.writeVersionAndFlags(version: 0, flags: 0)
         w.write(UInt32(offsets.count))
         for o in offsets { w.write(o) }
     }
 
-    public init(body r: inout ByteReader) throws(MovieFormatError) {
+    package init(body r: inout ByteReader) throws(MovieFormatError) {
         _ = try r.readVersionAndFlags()
         let count = try r.readUInt32()
         try r.requireTable(count: count, entrySize: 4)
@@ -194,19 +194,19 @@ public struct ChunkOffsetAtom: QuickTimeAtom {
 
 /// `co64`: 64-bit chunk offsets, used once any offset passes 2^32 − 1 (QuickTime File Format,
 /// "64-bit Chunk Offset Atom").
-public struct ChunkOffset64Atom: QuickTimeAtom {
-    public static let type: FourCC = "co64"
-    public var offsets: [UInt64]
+package struct ChunkOffset64Atom: QuickTimeAtom {
+    package static let type: FourCC = "co64"
+    package var offsets: [UInt64]
 
-    public init(offsets: [UInt64]) { self.offsets = offsets }
+    package init(offsets: [UInt64]) { self.offsets = offsets }
 
-    public func writeBody(to w: inout ByteWriter) {
+    package func writeBody(to w: inout ByteWriter) {
         w.writeVersionAndFlags(version: 0, flags: 0)
         w.write(UInt32(offsets.count))
         for o in offsets { w.write(o) }
     }
 
-    public init(body r: inout ByteReader) throws(MovieFormatError) {
+    package init(body r: inout ByteReader) throws(MovieFormatError) {
         _ = try r.readVersionAndFlags()
         let count = try r.readUInt32()
         try r.requireTable(count: count, entrySize: 8)

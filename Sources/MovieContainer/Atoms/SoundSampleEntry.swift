@@ -1,55 +1,15 @@
-/// The layout of uncompressed PCM audio: rate, channels and sample format.
-public struct PCMFormat: Hashable, Sendable, CustomStringConvertible {
-    /// Frames per second.
-    public var sampleRate: UInt32
-    public var channelCount: UInt16
-    /// Bits per channel sample: 16, 24 or 32 for integers, 32 or 64 for floats.
-    public var bitsPerChannel: UInt16
-    public var isFloat: Bool
-    public var isBigEndian: Bool
-
-    public init(sampleRate: UInt32, channelCount: UInt16, bitsPerChannel: UInt16 = 16, isFloat: Bool = false,
-                isBigEndian: Bool = false) {
-        self.sampleRate = sampleRate
-        self.channelCount = channelCount
-        self.bitsPerChannel = bitsPerChannel
-        self.isFloat = isFloat
-        self.isBigEndian = isBigEndian
-    }
-
-    /// Signed 16-bit little-endian samples (ALSA's S16_LE).
-    public static func int16(sampleRate: UInt32, channelCount: UInt16) -> PCMFormat {
-        PCMFormat(sampleRate: sampleRate, channelCount: channelCount)
-    }
-
-    /// Bytes for one frame: one sample of every channel.
-    public var bytesPerFrame: Int { Int(channelCount) * Int(bitsPerChannel) / 8 }
-
-    /// Checks that the format is one a movie can describe.
-    public func validate() throws(MovieFormatError) {
-        let validBits: Set<UInt16> = isFloat ? [32, 64] : [16, 24, 32]
-        guard sampleRate > 0, channelCount > 0, validBits.contains(bitsPerChannel) else {
-            throw .invalidValue("stsd", "PCM format \(self) is not supported: use 16-, 24- or 32-bit integers or 32- or 64-bit floats, at least one channel and a non-zero rate")
-        }
-    }
-
-    public var description: String {
-        "\(isFloat ? "f" : "s")\(bitsPerChannel)\(isBigEndian ? "be" : "le") \(sampleRate) Hz \(channelCount) ch"
-    }
-}
-
 /// A sound sample description for LPCM (QuickTime File Format, "Sound Sample Descriptions").
 ///
 /// 16-bit integer audio at up to 65535 Hz in one or two channels is written as version 0
 /// `sowt` (little-endian) or `twos` (big-endian); everything else as version 2 `lpcm`, whose
 /// rate is a 64-bit float. Mono and stereo get a `chan` atom.
-public struct SoundSampleEntry: Hashable, Sendable {
-    public var pcm: PCMFormat
+package struct SoundSampleEntry: Hashable, Sendable {
+    package var pcm: PCMFormat
 
-    public init(pcm: PCMFormat) { self.pcm = pcm }
+    package init(pcm: PCMFormat) { self.pcm = pcm }
 
     /// The sample description format this entry is written as.
-    public var format: FourCC {
+    package var format: FourCC {
         if usesVersion0 { return pcm.isBigEndian ? "twos" : "sowt" }
         return "lpcm"
     }
@@ -59,11 +19,11 @@ public struct SoundSampleEntry: Hashable, Sendable {
     }
 
     /// CoreAudio LPCM format flags: float 0x1, big-endian 0x2, signed integer 0x4, packed 0x8.
-    public var formatSpecificFlags: UInt32 {
+    package var formatSpecificFlags: UInt32 {
         (pcm.isFloat ? 0x1 : 0x4) | (pcm.isBigEndian ? 0x2 : 0) | 0x8
     }
 
-    public var descriptionEntry: SampleDescriptionAtom.Entry {
+    package var descriptionEntry: SampleDescriptionAtom.Entry {
         var w = ByteWriter(capacity: 96)
         w.writeZeros(6)
         w.write(UInt16(1))  // data reference index
@@ -102,7 +62,7 @@ public struct SoundSampleEntry: Hashable, Sendable {
     }
 
     /// Reads a `sowt`, `twos`, `lpcm` or other PCM sound description.
-    public init(_ entry: SampleDescriptionAtom.Entry) throws(MovieFormatError) {
+    package init(_ entry: SampleDescriptionAtom.Entry) throws(MovieFormatError) {
         var r = ByteReader(entry.body, context: entry.format)
         try r.skip(8)
         let version = try r.readUInt16()
@@ -134,26 +94,26 @@ public struct SoundSampleEntry: Hashable, Sendable {
 
 /// `chan`: the audio channel layout (QuickTime File Format, "Audio Channel Layout Atom"), a
 /// big-endian CoreAudio `AudioChannelLayout` behind a full-atom header.
-public struct ChannelLayoutAtom: QuickTimeAtom {
-    public static let type: FourCC = "chan"
+package struct ChannelLayoutAtom: QuickTimeAtom {
+    package static let type: FourCC = "chan"
     /// `kAudioChannelLayoutTag_Mono`: (100 << 16) | 1.
-    public static let mono: UInt32 = 100 << 16 | 1
+    package static let mono: UInt32 = 100 << 16 | 1
     /// `kAudioChannelLayoutTag_Stereo`: (101 << 16) | 2.
-    public static let stereo: UInt32 = 101 << 16 | 2
+    package static let stereo: UInt32 = 101 << 16 | 2
 
-    public var layoutTag: UInt32
-    public var channelBitmap: UInt32 = 0
+    package var layoutTag: UInt32
+    package var channelBitmap: UInt32 = 0
 
-    public init(layoutTag: UInt32) { self.layoutTag = layoutTag }
+    package init(layoutTag: UInt32) { self.layoutTag = layoutTag }
 
-    public func writeBody(to w: inout ByteWriter) {
+    package func writeBody(to w: inout ByteWriter) {
         w.writeVersionAndFlags(version: 0, flags: 0)
         w.write(layoutTag)
         w.write(channelBitmap)
         w.write(UInt32(0))  // number of channel descriptions
     }
 
-    public init(body r: inout ByteReader) throws(MovieFormatError) {
+    package init(body r: inout ByteReader) throws(MovieFormatError) {
         _ = try r.readVersionAndFlags()
         layoutTag = try r.readUInt32()
         channelBitmap = try r.readUInt32()

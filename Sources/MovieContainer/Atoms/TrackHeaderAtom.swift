@@ -1,36 +1,36 @@
 /// `tkhd`: a track's identity, duration, volume, display matrix and size (QuickTime File
 /// Format, "Track Header Atom"). The matrix holds the capture orientation; width and height are
 /// the encoded, pre-rotation size.
-public struct TrackHeaderAtom: QuickTimeAtom {
-    public static let type: FourCC = "tkhd"
+package struct TrackHeaderAtom: QuickTimeAtom {
+    package static let type: FourCC = "tkhd"
 
     /// Track flags: 0x1 enabled, 0x2 used in the movie, 0x4 in preview, 0x8 in poster.
-    public struct Flags: OptionSet, Hashable, Sendable {
-        public let rawValue: UInt32
-        public init(rawValue: UInt32) { self.rawValue = rawValue }
-        public static let enabled = Flags(rawValue: 0x1)
-        public static let inMovie = Flags(rawValue: 0x2)
-        public static let inPreview = Flags(rawValue: 0x4)
-        public static let inPoster = Flags(rawValue: 0x8)
+    package struct Flags: OptionSet, Hashable, Sendable {
+        package let rawValue: UInt32
+        package init(rawValue: UInt32) { self.rawValue = rawValue }
+        package static let enabled = Flags(rawValue: 0x1)
+        package static let inMovie = Flags(rawValue: 0x2)
+        package static let inPreview = Flags(rawValue: 0x4)
+        package static let inPoster = Flags(rawValue: 0x8)
     }
 
-    public var flags: Flags = [.enabled, .inMovie]
-    public var creationTime: QuickTimeTimestamp
-    public var modificationTime: QuickTimeTimestamp
-    public var trackID: UInt32
+    package var flags: Flags = [.enabled, .inMovie]
+    package var creationTime: QuickTimeTimestamp
+    package var modificationTime: QuickTimeTimestamp
+    package var trackID: UInt32
     /// In the movie's (mvhd) time scale.
-    public var duration: UInt64
-    public var layer: Int16 = 0
-    public var alternateGroup: Int16 = 0
+    package var duration: UInt64
+    package var layer: Int16 = 0
+    package var alternateGroup: Int16 = 0
     /// 8.8 fixed point: 1.0 (0x0100) for sound, 0 for video.
-    public var volume: Int16
-    public var matrix: TransformationMatrix
+    package var volume: Int16
+    package var matrix: TransformationMatrix
     /// 16.16 fixed point.
-    public var width: UInt32
+    package var width: UInt32
     /// 16.16 fixed point.
-    public var height: UInt32
+    package var height: UInt32
 
-    public init(trackID: UInt32, creationTime: QuickTimeTimestamp, duration: UInt64, volume: Int16,
+    package init(trackID: UInt32, creationTime: QuickTimeTimestamp, duration: UInt64, volume: Int16,
                 matrix: TransformationMatrix, width: UInt32, height: UInt32) {
         self.trackID = trackID
         self.creationTime = creationTime
@@ -42,15 +42,15 @@ public struct TrackHeaderAtom: QuickTimeAtom {
         self.height = height
     }
 
-    public var version: UInt8 {
+    package var version: UInt8 {
         fullAtomVersion(creationTime.secondsSince1904, modificationTime.secondsSince1904, duration)
     }
 
     /// Where the 36 matrix bytes start, counted from the start of the atom (its size field),
     /// for a header of the given version.
-    public static func matrixOffset(version: UInt8) -> Int { version == 1 ? 60 : 48 }
+    package static func matrixOffset(version: UInt8) -> Int { version == 1 ? 60 : 48 }
 
-    public func writeBody(to w: inout ByteWriter) {
+    package func writeBody(to w: inout ByteWriter) {
         w.writeVersionAndFlags(version: version, flags: flags.rawValue)
         if version == 1 {
             w.write(creationTime.secondsSince1904)
@@ -75,7 +75,7 @@ public struct TrackHeaderAtom: QuickTimeAtom {
         w.write(height)
     }
 
-    public init(body r: inout ByteReader) throws(MovieFormatError) {
+    package init(body r: inout ByteReader) throws(MovieFormatError) {
         let (version, flags) = try r.readVersionAndFlags()
         self.flags = Flags(rawValue: flags)
         if version == 1 {

@@ -6,9 +6,9 @@
 /// Inside the library a writer can also reserve *external spans*: room for bytes that are not
 /// held here but copied in when the result is stored (a long recording's sample tables, which
 /// wait in scratch storage). Sizes and offsets count them; ``bytes`` holds everything else.
-public struct ByteWriter: Sendable {
+package struct ByteWriter: Sendable {
     /// The bytes written so far, without any external span.
-    public private(set) var bytes: [UInt8]
+    package private(set) var bytes: [UInt8]
 
     /// Room reserved for bytes supplied when the result is stored, in order.
     struct ExternalSpan: Hashable, Sendable {
@@ -24,13 +24,13 @@ public struct ByteWriter: Sendable {
     private(set) var externalSpans: [ExternalSpan] = []
     private var externalByteCount = 0
 
-    public init(capacity: Int = 256) {
+    package init(capacity: Int = 256) {
         bytes = []
         bytes.reserveCapacity(capacity)
     }
 
     /// The number of bytes written so far.
-    public var count: Int { bytes.count + externalByteCount }
+    package var count: Int { bytes.count + externalByteCount }
 
     /// Reserves `count` bytes that `source` supplies when the result is stored. Nothing is
     /// reserved for an empty span.
@@ -40,52 +40,52 @@ public struct ByteWriter: Sendable {
         externalByteCount += count
     }
 
-    public mutating func write(_ value: UInt8) { bytes.append(value) }
+    package mutating func write(_ value: UInt8) { bytes.append(value) }
 
     // Each integer is one append of its big-endian bytes: one capacity and uniqueness check
     // instead of one per byte (writing fragment headers showed in the muxer's profile).
-    public mutating func write(_ value: UInt16) {
+    package mutating func write(_ value: UInt16) {
         withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
     }
 
-    public mutating func write(_ value: UInt32) {
+    package mutating func write(_ value: UInt32) {
         withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
     }
 
-    public mutating func write(_ value: UInt64) {
+    package mutating func write(_ value: UInt64) {
         withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
     }
 
-    public mutating func write(_ value: Int16) { write(UInt16(bitPattern: value)) }
-    public mutating func write(_ value: Int32) { write(UInt32(bitPattern: value)) }
-    public mutating func write(_ value: Int64) { write(UInt64(bitPattern: value)) }
-    public mutating func write(_ value: FourCC) { write(value.rawValue) }
+    package mutating func write(_ value: Int16) { write(UInt16(bitPattern: value)) }
+    package mutating func write(_ value: Int32) { write(UInt32(bitPattern: value)) }
+    package mutating func write(_ value: Int64) { write(UInt64(bitPattern: value)) }
+    package mutating func write(_ value: FourCC) { write(value.rawValue) }
 
-    public mutating func write<Bytes: Sequence>(contentsOf bytes: Bytes) where Bytes.Element == UInt8 {
+    package mutating func write<Bytes: Sequence>(contentsOf bytes: Bytes) where Bytes.Element == UInt8 {
         self.bytes.append(contentsOf: bytes)
     }
 
     /// Writes `count` bytes that `fill` stores in place, such as a table's entries: one capacity
     /// and uniqueness check for the whole table instead of one per field.
-    public mutating func write(count: Int, filling fill: (UnsafeMutableRawBufferPointer) -> Void) {
+    package mutating func write(count: Int, filling fill: (UnsafeMutableRawBufferPointer) -> Void) {
         let start = bytes.count
         bytes.append(contentsOf: repeatElement(0, count: count))
         bytes.withUnsafeMutableBytes { fill(UnsafeMutableRawBufferPointer(rebasing: $0[start...])) }
     }
 
     /// Writes `count` zero bytes.
-    public mutating func writeZeros(_ count: Int) {
+    package mutating func writeZeros(_ count: Int) {
         bytes.append(contentsOf: repeatElement(0, count: count))
     }
 
     /// Writes the version byte and 24 flag bits that begin every full atom.
-    public mutating func writeVersionAndFlags(version: UInt8, flags: UInt32) {
+    package mutating func writeVersionAndFlags(version: UInt8, flags: UInt32) {
         write(UInt32(version) << 24 | (flags & 0x00FF_FFFF))
     }
 
     /// Writes a Pascal string (a length byte, then the text) padded with zeros to `fieldSize`
     /// bytes when `fieldSize` is given. Text too long for the field is cut at a character edge.
-    public mutating func writePascalString(_ text: String, fieldSize: Int? = nil) {
+    package mutating func writePascalString(_ text: String, fieldSize: Int? = nil) {
         var utf8 = Array(text.utf8)
         let limit = min(255, (fieldSize ?? 256) - 1)
         if utf8.count > limit {
@@ -101,7 +101,7 @@ public struct ByteWriter: Sendable {
     /// Writes an atom: a 32-bit size, the type, then whatever `body` writes.
     ///
     /// - Throws: ``MovieFormatError`` when the atom would exceed 4 GiB, or whatever `body` throws.
-    public mutating func writeAtom(_ type: FourCC, _ body: (inout ByteWriter) throws -> Void) throws {
+    package mutating func writeAtom(_ type: FourCC, _ body: (inout ByteWriter) throws -> Void) throws {
         let start = count
         write(UInt32(0))
         write(type)
@@ -114,7 +114,7 @@ public struct ByteWriter: Sendable {
     }
 
     /// Overwrites four bytes at `offset` (as counted by ``count``) with `value`.
-    public mutating func patch(_ value: UInt32, at offset: Int) {
+    package mutating func patch(_ value: UInt32, at offset: Int) {
         var index = offset
         for span in externalSpans where span.offset < offset { index -= span.count }  // a patch never falls inside one
         bytes[index] = UInt8(truncatingIfNeeded: value >> 24)

@@ -5,7 +5,7 @@
 /// instead of copies, and a writer can hand the same memory to the file system. The release
 /// closure frees memory (`munmap`), the way `Data(bytesNoCopy:count:deallocator:)` does; it is
 /// not the place to close a descriptor.
-public final class ImmutableBytes: @unchecked Sendable {
+package final class ImmutableBytes: @unchecked Sendable {
     // @unchecked: both cases are immutable after `init`; the foreign memory is only read.
     private enum Storage {
         case array([UInt8])
@@ -15,7 +15,7 @@ public final class ImmutableBytes: @unchecked Sendable {
     private let storage: Storage
 
     /// Shares an array's bytes.
-    public init(_ bytes: [UInt8]) {
+    package init(_ bytes: [UInt8]) {
         storage = .array(bytes)
     }
 
@@ -23,7 +23,7 @@ public final class ImmutableBytes: @unchecked Sendable {
     /// - Parameters:
     ///   - buffer: the bytes; they must stay valid and unchanged until `release` is called.
     ///   - release: called once, with `buffer`, when the last reference goes.
-    public init(unsafeUnchangingBuffer buffer: UnsafeRawBufferPointer,
+    package init(unsafeUnchangingBuffer buffer: UnsafeRawBufferPointer,
                 release: @escaping @Sendable (UnsafeRawBufferPointer) -> Void) {
         storage = .foreign(buffer, release: release)
     }
@@ -33,7 +33,7 @@ public final class ImmutableBytes: @unchecked Sendable {
     }
 
     /// The number of bytes.
-    public var count: Int {
+    package var count: Int {
         switch storage {
         case .array(let bytes): bytes.count
         case .foreign(let buffer, _): buffer.count
@@ -41,7 +41,7 @@ public final class ImmutableBytes: @unchecked Sendable {
     }
 
     /// Calls `body` with the bytes; the pointer is valid only during the call.
-    public func withUnsafeBytes<Result, Failure: Error>(
+    package func withUnsafeBytes<Result, Failure: Error>(
         _ body: (UnsafeRawBufferPointer) throws(Failure) -> Result
     ) throws(Failure) -> Result {
         switch storage {
@@ -56,7 +56,7 @@ public final class ImmutableBytes: @unchecked Sendable {
     }
 
     /// A copy of the bytes in `range`.
-    public subscript(range: Range<Int>) -> [UInt8] {
+    package subscript(range: Range<Int>) -> [UInt8] {
         withUnsafeBytes { Array($0[range]) }
     }
 }

@@ -6,7 +6,7 @@ public struct AVCDecoderConfiguration: Hashable, Sendable {
     /// Picture parameter set NAL units.
     public let pictureParameterSets: [[UInt8]]
     /// The first SPS, parsed.
-    public let sps: SequenceParameterSet
+    package let sps: SequenceParameterSet
 
     /// Creates a configuration from parameter sets as an encoder hands them out.
     ///

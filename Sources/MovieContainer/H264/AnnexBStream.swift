@@ -5,33 +5,33 @@
 /// The stream keeps its bytes and describes each NAL unit by its position in them, so parsing
 /// copies nothing but the parameter sets; a muxer can hand the units' memory straight to the
 /// file system.
-public struct AnnexBStream: Sendable {
+package struct AnnexBStream: Sendable {
     /// One coded picture with its NAL units.
-    public struct AccessUnit: Sendable {
+    package struct AccessUnit: Sendable {
         /// Where the picture's NAL units lie in ``AnnexBStream/bytes``, start codes excluded, in
         /// stream order. Parameter sets and access unit delimiters are left out: they belong in
         /// `avcC`.
-        public let nalUnitRanges: ArraySlice<Range<Int>>
+        package let nalUnitRanges: ArraySlice<Range<Int>>
         /// A Boolean value that indicates whether the picture is an IDR picture.
-        public var isSync: Bool
+        package var isSync: Bool
         /// The picture's position in display order, counted from the start of the stream.
-        public var presentationIndex: Int
+        package var presentationIndex: Int
         /// The stream's bytes, which ``nalUnitRanges`` index.
         let bytes: ImmutableBytes
 
         /// NAL units of the picture in stream order, without start codes: copies of
         /// ``nalUnitRanges``.
-        public var nalUnits: [[UInt8]] {
+        package var nalUnits: [[UInt8]] {
             bytes.withUnsafeBytes { buffer in nalUnitRanges.map { Array(buffer[$0]) } }
         }
 
         /// The size of the sample as a movie stores it: each NAL unit plus its four-byte length.
-        public var lengthPrefixedCount: Int {
+        package var lengthPrefixedCount: Int {
             nalUnitRanges.reduce(0) { $0 + $1.count + 4 }
         }
 
         /// The sample as a movie stores it: each NAL unit behind a four-byte big-endian length.
-        public var lengthPrefixed: [UInt8] {
+        package var lengthPrefixed: [UInt8] {
             bytes.withUnsafeBytes { buffer in
                 var w = ByteWriter(capacity: lengthPrefixedCount)
                 for range in nalUnitRanges {
@@ -44,17 +44,17 @@ public struct AnnexBStream: Sendable {
     }
 
     /// The stream as it was given: what the access units' ranges index.
-    public let bytes: ImmutableBytes
+    package let bytes: ImmutableBytes
     /// The stream's parameter sets (first SPS and PPS seen).
-    public let configuration: AVCDecoderConfiguration
+    package let configuration: AVCDecoderConfiguration
     /// The access units in decode order.
-    public let accessUnits: [AccessUnit]
+    package let accessUnits: [AccessUnit]
     /// How many frames the decoder holds back before the first one is shown: the largest
     /// `decode index − presentation index`.
-    public let reorderDepth: Int
+    package let reorderDepth: Int
 
     /// Splits `bytes` into NAL units at 3- and 4-byte start codes.
-    public static func nalUnits(in bytes: [UInt8]) -> [ArraySlice<UInt8>] {
+    package static func nalUnits(in bytes: [UInt8]) -> [ArraySlice<UInt8>] {
         bytes.withUnsafeBytes { nalUnitRanges(in: $0) }.map { bytes[$0] }
     }
 
@@ -63,7 +63,7 @@ public struct AnnexBStream: Sendable {
     /// start code, `trailing_zero_8bits`). Empty units are left out.
     ///
     /// - Complexity: O(*n*), sixteen bytes at a time.
-    public static func nalUnitRanges(in buffer: UnsafeRawBufferPointer) -> [Range<Int>] {
+    package static func nalUnitRanges(in buffer: UnsafeRawBufferPointer) -> [Range<Int>] {
         var units: [Range<Int>] = []
         var scanner = UnitScanner()
         scanner.finish(buffer, into: &units)
@@ -74,18 +74,18 @@ public struct AnnexBStream: Sendable {
     /// rest of the stream is still unread: ``scan(_:upTo:into:)`` looks at the bytes before a
     /// limit and reports the units that end there, ``finish(_:into:)`` the last one. Together
     /// they find exactly what ``nalUnitRanges(in:)`` finds, wherever the limits fall.
-    public struct UnitScanner: Sendable {
+    package struct UnitScanner: Sendable {
         /// Where the current unit began; -1 before the first start code.
         private var start = -1
         /// The first position not yet tested for a start code.
         private var position = 0
 
-        public init() {}
+        package init() {}
 
         /// Tests every position whose three bytes lie before `limit`, appending each unit that a
         /// start code ends. Later calls go on from where this one stopped, with a larger limit.
         /// - Complexity: O(*limit − previous limit*), sixteen bytes at a time.
-        public mutating func scan(_ buffer: UnsafeRawBufferPointer, upTo limit: Int, into units: inout [Range<Int>]) {
+        package mutating func scan(_ buffer: UnsafeRawBufferPointer, upTo limit: Int, into units: inout [Range<Int>]) {
             let n = min(limit, buffer.count)
             guard let base = buffer.baseAddress else { return }
             var start = self.start
@@ -129,7 +129,7 @@ public struct AnnexBStream: Sendable {
 
         /// Ends the scan: scans what is left, and the unit the last start code began runs to the
         /// end of `buffer`.
-        public mutating func finish(_ buffer: UnsafeRawBufferPointer, into units: inout [Range<Int>]) {
+        package mutating func finish(_ buffer: UnsafeRawBufferPointer, into units: inout [Range<Int>]) {
             scan(buffer, upTo: buffer.count, into: &units)
             if start >= 0, start < buffer.count { units.append(start..<buffer.count) }
             start = -1
@@ -140,14 +140,14 @@ public struct AnnexBStream: Sendable {
     /// Parses an Annex-B stream held in an array.
     /// - Throws: ``MovieFormatError`` when the stream has no SPS/PPS, no pictures, or a slice
     ///   header that does not parse.
-    public init(annexB bytes: [UInt8]) throws(MovieFormatError) {
+    package init(annexB bytes: [UInt8]) throws(MovieFormatError) {
         try self.init(annexB: ImmutableBytes(bytes))
     }
 
     /// Parses an Annex-B stream, keeping `bytes` for the access units to refer to.
     /// - Throws: ``MovieFormatError`` when the stream has no SPS/PPS, no pictures, or a slice
     ///   header that does not parse.
-    public init(annexB bytes: ImmutableBytes) throws(MovieFormatError) {
+    package init(annexB bytes: ImmutableBytes) throws(MovieFormatError) {
         let parsed = try bytes.withUnsafeBytes { (buffer) throws(MovieFormatError) in try Self.parse(buffer) }
         self.bytes = bytes
         configuration = parsed.configuration
@@ -207,17 +207,17 @@ public struct AnnexBStream: Sendable {
     /// Parameter sets and access unit delimiters are dropped; other units (SEI) go with the
     /// picture after them. A picture is complete when the next one begins, so each call reports
     /// the pictures completed so far and ``finish(keeping:pictures:)`` the last.
-    public struct PictureParser: Sendable {
+    package struct PictureParser: Sendable {
         /// A coded picture in decode order.
-        public struct Picture: Sendable {
+        package struct Picture: Sendable {
             /// Where the picture's NAL units lie in the `kept` array they were added to.
-            public var nalUnits: Range<Int>
+            package var nalUnits: Range<Int>
             /// A Boolean value that indicates whether the picture is an IDR picture.
-            public var isSync: Bool
+            package var isSync: Bool
             /// The picture order count, which orders the pictures of one IDR period for display.
-            public var pictureOrderCount: Int
+            package var pictureOrderCount: Int
             /// How many IDR pictures came before this one's period, counted from 0.
-            public var idrPeriod: Int
+            package var idrPeriod: Int
         }
 
         private let sps: SequenceParameterSet
@@ -231,14 +231,14 @@ public struct AnnexBStream: Sendable {
         private var rbsp: [UInt8] = []
 
         /// Creates a parser for the pictures of the stream whose sequence parameter set is `sps`.
-        public init(sps: SequenceParameterSet) {
+        package init(sps: SequenceParameterSet) {
             self.sps = sps
         }
 
         /// Reads `units` (ranges into `buffer`, in stream order, with `headers` their first
         /// bytes), appending each completed picture to `pictures` and its NAL units to `kept`.
         /// - Throws: ``MovieFormatError`` when a slice header does not parse.
-        public mutating func add(_ units: ArraySlice<Range<Int>>, headers: ArraySlice<UInt8>, of buffer: UnsafeRawBufferPointer,
+        package mutating func add(_ units: ArraySlice<Range<Int>>, headers: ArraySlice<UInt8>, of buffer: UnsafeRawBufferPointer,
                                  keeping kept: inout [Range<Int>], pictures: inout [Picture]) throws(MovieFormatError) {
             for (unit, header) in zip(units, headers) {
                 let type = header & 0x1F
@@ -295,7 +295,7 @@ public struct AnnexBStream: Sendable {
         }
 
         /// Ends the stream: reports the last picture. Units after its last slice are dropped.
-        public mutating func finish(keeping kept: inout [Range<Int>], pictures: inout [Picture]) {
+        package mutating func finish(keeping kept: inout [Range<Int>], pictures: inout [Picture]) {
             emitCurrent(keeping: &kept, pictures: &pictures)
         }
 

@@ -7,22 +7,22 @@
 /// and picture order count (``AnnexBStream``'s order), found without the rest of the stream. A
 /// stream that breaks its bound is caught, not misordered: ``add(idrPeriod:pictureOrderCount:show:)``
 /// throws as soon as a picture arrives that should have been shown before one already shown.
-public struct PresentationOrder: Sendable {
+package struct PresentationOrder: Sendable {
     /// A picture arrived that belongs before one already shown: the stream holds more pictures
     /// back than its sequence parameter set says.
-    public struct BoundExceeded: Error, Sendable, CustomStringConvertible {
+    package struct BoundExceeded: Error, Sendable, CustomStringConvertible {
         /// The late picture's position in decode order.
-        public var decodeIndex: Int
+        package var decodeIndex: Int
         /// The bound the stream stated.
-        public var reorderBound: Int
+        package var reorderBound: Int
 
-        public var description: String {
+        package var description: String {
             "picture \(decodeIndex) (decode order) comes later than max_num_reorder_frames \(reorderBound) allows"
         }
     }
 
     /// The stated bound.
-    public let reorderBound: Int
+    package let reorderBound: Int
     private var waiting: [(decodeIndex: Int, pictureOrderCount: Int)] = []
     private var period = Int.min
     private var lastShownPictureOrderCount: Int?
@@ -31,7 +31,7 @@ public struct PresentationOrder: Sendable {
 
     /// Creates an order for a stream whose sequence parameter set states `reorderBound`
     /// (``SequenceParameterSet/maxNumReorderFrames``).
-    public init(reorderBound: Int) {
+    package init(reorderBound: Int) {
         self.reorderBound = max(0, reorderBound)
         waiting.reserveCapacity(self.reorderBound + 1)
     }
@@ -41,7 +41,7 @@ public struct PresentationOrder: Sendable {
     /// - Returns: the picture's decode index.
     /// - Throws: ``BoundExceeded`` when the picture should have been shown already.
     @discardableResult
-    public mutating func add(idrPeriod: Int, pictureOrderCount: Int,
+    package mutating func add(idrPeriod: Int, pictureOrderCount: Int,
                              show: (_ decodeIndex: Int, _ presentationIndex: Int) -> Void) throws(BoundExceeded) -> Int {
         if idrPeriod != period {
             showAll(show)
@@ -59,7 +59,7 @@ public struct PresentationOrder: Sendable {
     }
 
     /// Ends the stream: shows every picture still waiting.
-    public mutating func finish(show: (_ decodeIndex: Int, _ presentationIndex: Int) -> Void) {
+    package mutating func finish(show: (_ decodeIndex: Int, _ presentationIndex: Int) -> Void) {
         showAll(show)
     }
 

@@ -1,35 +1,35 @@
 /// The fields of an H.264 sequence parameter set that a muxer needs (ITU-T H.264 §7.3.2.1.1).
-public struct SequenceParameterSet: Hashable, Sendable {
-    public var profileIndication: UInt8
-    public var profileCompatibility: UInt8
-    public var levelIndication: UInt8
-    public var chromaFormat: UInt32 = 1
-    public var bitDepthLuma: UInt32 = 8
-    public var bitDepthChroma: UInt32 = 8
-    public var separateColourPlane = false
-    public var log2MaxFrameNum: UInt32
-    public var pictureOrderCountType: UInt32
-    public var log2MaxPictureOrderCountLSB: UInt32 = 0
-    public var frameMBsOnly: Bool
+package struct SequenceParameterSet: Hashable, Sendable {
+    package var profileIndication: UInt8
+    package var profileCompatibility: UInt8
+    package var levelIndication: UInt8
+    package var chromaFormat: UInt32 = 1
+    package var bitDepthLuma: UInt32 = 8
+    package var bitDepthChroma: UInt32 = 8
+    package var separateColourPlane = false
+    package var log2MaxFrameNum: UInt32
+    package var pictureOrderCountType: UInt32
+    package var log2MaxPictureOrderCountLSB: UInt32 = 0
+    package var frameMBsOnly: Bool
     /// The displayed width in pixels, after cropping.
-    public var width: Int
+    package var width: Int
     /// The displayed height in pixels, after cropping.
-    public var height: Int
+    package var height: Int
     /// The sample aspect ratio from the VUI, when given.
-    public var sampleAspectRatio: SampleAspectRatio?
+    package var sampleAspectRatio: SampleAspectRatio?
     /// Colour primaries, transfer characteristics and matrix coefficients from the VUI, when
     /// given.
-    public var colorDescription: ColorDescription?
+    package var colorDescription: ColorDescription?
     /// The most frames that may precede a frame in decode order and follow it in display order
     /// (the VUI's `max_num_reorder_frames`), when the stream states it; `nil` when it does not,
     /// when the VUI ends before it or is malformed on the way, or when the bound exceeds
     /// `max_dec_frame_buffering`. A muxer that knows it can give pictures their display
     /// positions while it reads, instead of after the whole stream.
-    public var maxNumReorderFrames: UInt32?
+    package var maxNumReorderFrames: UInt32?
 
     /// Parses an SPS NAL unit, header byte included.
     /// - Throws: ``MovieFormatError`` with code `.invalidBitstream` when it is not a valid SPS.
-    public init(nalUnit: ArraySlice<UInt8>) throws(MovieFormatError) {
+    package init(nalUnit: ArraySlice<UInt8>) throws(MovieFormatError) {
         guard nalUnit.count >= 4, nalUnit[nalUnit.startIndex] & 0x1F == 7 else {
             throw .invalidBitstream("expected a sequence parameter set (NAL type 7)")
         }
@@ -161,37 +161,5 @@ public struct SequenceParameterSet: Hashable, Sendable {
             _ = try r.flag()  // cbr_flag
         }
         _ = try r.bits(20)  // four delay and offset lengths, five bits each
-    }
-}
-
-/// The colour description of a video: CICP code points for primaries, transfer function and
-/// matrix (ITU-T H.273), written as a `colr` 'nclc' atom.
-public struct ColorDescription: Hashable, Sendable {
-    public var primaries: UInt16
-    public var transferFunction: UInt16
-    public var matrix: UInt16
-    public var isFullRange: Bool
-
-    public init(primaries: UInt16, transferFunction: UInt16, matrix: UInt16, isFullRange: Bool = false) {
-        self.primaries = primaries
-        self.transferFunction = transferFunction
-        self.matrix = matrix
-        self.isFullRange = isFullRange
-    }
-
-    /// ITU-R BT.709, video range: what HD cameras and x264 with `--colorprim bt709` describe.
-    public static let bt709 = ColorDescription(primaries: 1, transferFunction: 1, matrix: 1)
-    /// SMPTE 170M (BT.601 525-line), video range.
-    public static let smpte170m = ColorDescription(primaries: 6, transferFunction: 6, matrix: 6)
-}
-
-/// The shape of a pixel: `horizontal`:`vertical`, 1:1 for square pixels.
-public struct SampleAspectRatio: Hashable, Sendable {
-    public var horizontal: UInt32
-    public var vertical: UInt32
-
-    public init(horizontal: UInt32, vertical: UInt32) {
-        self.horizontal = horizontal
-        self.vertical = vertical
     }
 }

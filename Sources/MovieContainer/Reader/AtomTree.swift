@@ -1,29 +1,29 @@
 /// One atom found in a file: where it is, how large, and — for containers — what it holds.
-public struct AtomNode: Sendable {
+package struct AtomNode: Sendable {
     /// The atom's type.
-    public var type: FourCC
+    package var type: FourCC
     /// The file offset of the atom's first byte (its size field).
-    public var offset: UInt64
+    package var offset: UInt64
     /// The size the atom's header declares, header included; for a size-0 atom, the space to
     /// the end of its parent.
-    public var size: UInt64
+    package var size: UInt64
     /// 8, or 16 for a 64-bit size.
-    public var headerSize: Int
+    package var headerSize: Int
     /// The atoms inside a container atom; empty for others.
-    public var children: [AtomNode] = []
+    package var children: [AtomNode] = []
     /// A Boolean value that indicates whether the atom claims more bytes than the file holds.
-    public var isTruncated = false
+    package var isTruncated = false
     /// The body bytes, for atoms inside a container the reader loaded (such as `moov`).
-    public var body: ArraySlice<UInt8>?
+    package var body: ArraySlice<UInt8>?
 
     /// The first child of a type.
-    public func child(_ type: FourCC) -> AtomNode? { children.first { $0.type == type } }
+    package func child(_ type: FourCC) -> AtomNode? { children.first { $0.type == type } }
 
     /// All children of a type.
-    public func children(_ type: FourCC) -> [AtomNode] { children.filter { $0.type == type } }
+    package func children(_ type: FourCC) -> [AtomNode] { children.filter { $0.type == type } }
 
     /// The first atom found by following child types, such as `["mdia", "minf", "stbl"]`.
-    public func descendant(_ path: [FourCC]) -> AtomNode? {
+    package func descendant(_ path: [FourCC]) -> AtomNode? {
         var node = self
         for type in path {
             guard let next = node.child(type) else { return nil }
@@ -33,7 +33,7 @@ public struct AtomNode: Sendable {
     }
 
     /// Parses the body as an atom type.
-    public func decode<A: QuickTimeAtom>(_ atom: A.Type) throws(MovieFormatError) -> A {
+    package func decode<A: QuickTimeAtom>(_ atom: A.Type) throws(MovieFormatError) -> A {
         guard let body else { throw .invalidValue(type, "the atom's bytes were not loaded") }
         return try A(bodyBytes: body)
     }
@@ -45,33 +45,33 @@ public struct AtomNode: Sendable {
 /// containers are loaded and parsed, while media data is never read. Sizes are checked against
 /// the parent and the file, nesting and atom counts are capped, and memory never exceeds what
 /// the file actually holds, so hostile input produces a ``MovieFormatError``, never a crash.
-public struct AtomTree: Sendable {
+package struct AtomTree: Sendable {
     /// The top-level atoms in file order.
-    public var atoms: [AtomNode]
+    package var atoms: [AtomNode]
     /// The size of the file.
-    public var fileSize: UInt64
+    package var fileSize: UInt64
     /// Where a tolerant walk stopped at a damaged header, if it did.
-    public var damageOffset: UInt64?
+    package var damageOffset: UInt64?
 
     /// Containers whose children the reader parses.
     static let containerTypes: Set<FourCC> = ["moov", "trak", "mdia", "minf", "stbl", "dinf", "edts", "udta",
                                               "mvex", "moof", "traf", "mfra", "tref", "meta"]
     /// The largest top-level container the reader loads into memory.
-    public static let maximumLoadedAtomSize: UInt64 = 1 << 30
+    package static let maximumLoadedAtomSize: UInt64 = 1 << 30
     static let maximumDepth = 16
     static let maximumAtomCount = 1_000_000
 
     /// Reads the tree of `source`.
     /// - Throws: ``MovieFormatError`` for sizes that contradict the file or their parent, trees
     ///   too deep or too large, or a source that fails to read.
-    public init(source: any MovieByteSource) throws {
+    package init(source: any MovieByteSource) throws {
         try self.init(source: source, stoppingAtDamage: false)
     }
 
     /// Reads the tree; with `stoppingAtDamage`, the walk ends quietly at the first top-level atom
     /// whose header is cut off or impossible (as a crash leaves the end of a file), recording
     /// where in ``damageOffset``.
-    public init(source: any MovieByteSource, stoppingAtDamage: Bool) throws {
+    package init(source: any MovieByteSource, stoppingAtDamage: Bool) throws {
         fileSize = source.size
         atoms = []
         var offset: UInt64 = 0
@@ -196,5 +196,5 @@ public struct AtomTree: Sendable {
     }
 
     /// The first top-level atom of a type.
-    public func atom(_ type: FourCC) -> AtomNode? { atoms.first { $0.type == type } }
+    package func atom(_ type: FourCC) -> AtomNode? { atoms.first { $0.type == type } }
 }

@@ -2,8 +2,8 @@
 /// track, including the orientation a player will show.
 public struct MovieInfo: Sendable {
     /// The `ftyp` atom, when the file has one.
-    public var fileType: FileTypeAtom?
-    public var movieHeader: MovieHeaderAtom
+    package var fileType: FileTypeAtom?
+    package var movieHeader: MovieHeaderAtom
     public var tracks: [TrackInfo]
     /// A Boolean value that indicates whether the movie declares fragments (`mvex`).
     public var isFragmented: Bool
@@ -15,7 +15,7 @@ public struct MovieInfo: Sendable {
     /// rest of the movie from being read (or its orientation from being edited).
     public var metadataProblem: String?
     /// The atom tree the summary was read from.
-    public var tree: AtomTree
+    package var tree: AtomTree
 
     /// The movie's duration in seconds.
     public var durationSeconds: Double {
@@ -32,7 +32,7 @@ public struct MovieInfo: Sendable {
         try self.init(tree: AtomTree(source: source))
     }
 
-    public init(tree: AtomTree) throws(MovieFormatError) {
+    package init(tree: AtomTree) throws(MovieFormatError) {
         self.tree = tree
         fileType = try tree.atom("ftyp").flatMap { node throws(MovieFormatError) in
             node.body == nil ? nil : try node.decode(FileTypeAtom.self)
@@ -65,17 +65,17 @@ public struct MovieInfo: Sendable {
 
 /// A summary of one track.
 public struct TrackInfo: Sendable {
-    public var header: TrackHeaderAtom
+    package var header: TrackHeaderAtom
     /// The file offset of the `tkhd` atom.
     public var headerOffset: UInt64
-    public var mediaHeader: MediaHeaderAtom
+    package var mediaHeader: MediaHeaderAtom
     /// The handler subtype: `vide`, `soun`, `meta`…
     public var mediaType: FourCC
     public var handlerName: String
     /// The first sample description's format: `avc1`, `sowt`, `lpcm`…
     public var codec: FourCC?
-    public var sampleDescription: SampleDescriptionAtom.Entry?
-    public var editList: [EditListAtom.Entry]
+    package var sampleDescription: SampleDescriptionAtom.Entry?
+    package var editList: [EditListAtom.Entry]
     /// The sample tables, when the track has them.
     public var sampleTable: SampleTable?
 
@@ -101,7 +101,7 @@ public struct TrackInfo: Sendable {
     }
 
     /// The video sample description, for video tracks.
-    public var videoEntry: VideoSampleEntry? {
+    package var videoEntry: VideoSampleEntry? {
         guard mediaType == "vide", let sampleDescription else { return nil }
         return try? VideoSampleEntry(sampleDescription)
     }
@@ -138,11 +138,11 @@ public struct TrackInfo: Sendable {
 
 /// A track's sample tables as stored: enough to find every sample's bytes and times.
 public struct SampleTable: Sendable {
-    public var timeToSample: TimeToSampleAtom
-    public var compositionOffsets: CompositionOffsetAtom?
-    public var syncSamples: SyncSampleAtom?
-    public var sampleToChunk: SampleToChunkAtom
-    public var sizes: SampleSizeAtom
+    package var timeToSample: TimeToSampleAtom
+    package var compositionOffsets: CompositionOffsetAtom?
+    package var syncSamples: SyncSampleAtom?
+    package var sampleToChunk: SampleToChunkAtom
+    package var sizes: SampleSizeAtom
     /// Chunk offsets from `stco` or `co64`.
     public var chunkOffsets: [UInt64]
     /// A Boolean value that indicates whether offsets came from `co64`.

@@ -2,7 +2,7 @@
 /// the codec, size, duration, sample count and the orientation a player will show.
 public struct MovieInspection: Sendable {
     public var path: String
-    public var tree: AtomTree
+    package var tree: AtomTree
     /// The movie summary, or `nil` when the file has no readable movie atom.
     public var info: MovieInfo?
     /// Why there is no summary.

@@ -22,15 +22,15 @@ extension MovieByteSink {
 
 /// Scratch storage in memory, in blocks of 64 KiB allocated as they are first written: what a
 /// writer uses when its sink offers no scratch storage, and a stand-in for tests.
-public final class InMemoryScratchStorage: MovieScratchStorage {
+package final class InMemoryScratchStorage: MovieScratchStorage {
     private static let pageSize = 1 << 16
     private var pages: [[UInt8]] = []
     /// The number of bytes up to the end of the last write.
-    public private(set) var size: UInt64 = 0
+    package private(set) var size: UInt64 = 0
 
-    public init() {}
+    package init() {}
 
-    public func write(_ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws {
+    package func write(_ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws {
         var done = 0
         while done < bytes.count {
             let position = Int(offset) + done
@@ -46,7 +46,7 @@ public final class InMemoryScratchStorage: MovieScratchStorage {
         size = max(size, offset + UInt64(bytes.count))
     }
 
-    public func read(at offset: UInt64, into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+    package func read(at offset: UInt64, into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         guard offset < size else { return 0 }
         let total = min(buffer.count, Int(size - offset))
         var done = 0
@@ -63,5 +63,5 @@ public final class InMemoryScratchStorage: MovieScratchStorage {
         return total
     }
 
-    public func close() throws { pages = [] }
+    package func close() throws { pages = [] }
 }

@@ -8,7 +8,7 @@ public struct TrackID: Hashable, Sendable, CustomStringConvertible {
 /// What a video track holds: its sample description, time scale and orientation.
 public struct VideoTrackFormat: Sendable {
     /// The sample description, such as `avc1` with its `avcC`.
-    public var sampleEntry: VideoSampleEntry
+    package var sampleEntry: VideoSampleEntry
     /// Ticks per second of the track's timestamps. Apple's capture uses 600, which is exact for
     /// 24, 25, 30, 50 and 60 fps.
     public var timescale: UInt32
@@ -17,7 +17,7 @@ public struct VideoTrackFormat: Sendable {
     /// The duration of the last frame when nothing else says it, in `timescale` ticks.
     public var nominalFrameDuration: UInt32
 
-    public init(sampleEntry: VideoSampleEntry, timescale: UInt32 = 600, orientation: VideoOrientation = .up,
+    package init(sampleEntry: VideoSampleEntry, timescale: UInt32 = 600, orientation: VideoOrientation = .up,
                 nominalFrameDuration: UInt32? = nil) {
         self.sampleEntry = sampleEntry
         self.timescale = timescale

@@ -1,3 +1,7 @@
+import MovieContainer
+import MoviePlatform
+import MovieCapture
+import MovieEncoding
 /// Repairs movie files on disk: the file-level side of ``MovieRepair``.
 public enum MovieFileRepair {
     /// Turns the crashed fragmented movie at `path` into an ordinary movie, in place, or into a

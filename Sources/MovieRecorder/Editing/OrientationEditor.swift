@@ -1,3 +1,7 @@
+import MovieContainer
+import MoviePlatform
+import MovieCapture
+import MovieEncoding
 /// Changes the orientation of an existing movie in place, losslessly: only the 36 matrix bytes
 /// of the video track's `tkhd` are rewritten.
 public enum OrientationEditor {

@@ -1,29 +1,10 @@
+import MovieContainer
+import MoviePlatform
+import MovieCapture
+import MovieEncoding
 #if canImport(Glibc)
 import Glibc
 #endif
-
-/// A frame rate as a ratio, such as 30/1 or 30000/1001.
-public struct FrameRate: Hashable, Sendable, CustomStringConvertible {
-    public var frames: UInt32
-    public var seconds: UInt32
-
-    /// Creates a rate of `frames` per `seconds`.
-    public init(frames: UInt32, seconds: UInt32 = 1) {
-        self.frames = frames
-        self.seconds = seconds
-    }
-
-    /// A video time scale in which every frame lasts a whole number of ticks: 600 (Apple's)
-    /// where it divides evenly, otherwise the rate's own numerator.
-    public var timescale: UInt32 {
-        (600 * UInt64(seconds)) % UInt64(frames) == 0 ? 600 : frames
-    }
-
-    /// One frame's duration in ``timescale`` ticks.
-    public var frameDuration: UInt32 { UInt32(UInt64(timescale) * UInt64(seconds) / UInt64(frames)) }
-
-    public var description: String { seconds == 1 ? "\(frames) fps" : "\(frames)/\(seconds) fps" }
-}
 
 /// Writes already-encoded streams — a raw H.264 (Annex-B) file and a PCM WAV file — into a
 /// QuickTime movie through ``MovieWriter``, without re-encoding.
@@ -82,7 +63,7 @@ public struct StreamMuxer {
     /// - Throws: ``FileError``, ``MovieFormatError``, ``MovieWriterError`` or
     ///   ``WAVFile/FormatError``; a failed write removes the partial output.
     @discardableResult
-    public static func mux(video: AnnexBStream, audio: (wav: WAVFile, path: String)?, to outputPath: String,
+    package static func mux(video: AnnexBStream, audio: (wav: WAVFile, path: String)?, to outputPath: String,
                            options: Options) throws -> MovieWriter.Summary {
         let videoBytes = video.accessUnits.reduce(UInt64(0)) { $0 + UInt64($1.lengthPrefixedCount) }
         return try writing(to: outputPath, reserving: videoBytes, audio: audio?.wav, videoFrames: video.accessUnits.count,

@@ -1,3 +1,7 @@
+import MovieContainer
+import MoviePlatform
+import MovieCapture
+import MovieEncoding
 /// Reads a mapped Annex-B stream on a thread of its own, up to a megabyte at a time, and hands the
 /// pictures it finds to the thread writing the movie, which gives them their display positions
 /// with ``PresentationOrder`` and writes them in decode order. The reading thread also faults in

@@ -1,3 +1,7 @@
+import MovieContainer
+import MoviePlatform
+import MovieCapture
+import MovieEncoding
 import Synchronization
 
 /// An output that records video and audio to a QuickTime movie, as
@@ -259,15 +263,5 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
 
     func receive(_ event: AudioSourceEvent) {
         state.withLock { $0.pipeline }?.receive(event)
-    }
-}
-
-/// Runs blocking work on a dedicated thread and resumes the caller with its result, so the
-/// cooperative pool never waits on device or file I/O.
-func runOnDedicatedThread<T: Sendable>(name: String, _ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        DedicatedThread(name: name) {
-            continuation.resume(with: Result { try body() })
-        }.detach()
     }
 }

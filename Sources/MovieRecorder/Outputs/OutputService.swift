@@ -1,3 +1,7 @@
+import MovieContainer
+import MoviePlatform
+import MovieCapture
+import MovieEncoding
 /// The protocol every capture output conforms to, as in Apple's AVCam: the capture service
 /// applies the current rotation to each output through it.
 ///

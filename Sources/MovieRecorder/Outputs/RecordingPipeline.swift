@@ -1,3 +1,7 @@
+import MovieContainer
+import MoviePlatform
+import MovieCapture
+import MovieEncoding
 import Synchronization
 
 /// One recording in progress: the file, the encoder, the writer and the two threads that
@@ -526,10 +530,4 @@ final class RecordingPipeline: Sendable {
     static func duration(nanoseconds: UInt64) -> Duration {
         .nanoseconds(Int64(clamping: nanoseconds))
     }
-}
-
-/// A value handed from one thread to another that never uses it again.
-struct UnsafeTransfer<Value>: @unchecked Sendable {
-    let value: Value
-    init(_ value: Value) { self.value = value }
 }

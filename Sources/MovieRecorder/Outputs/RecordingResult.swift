@@ -1,3 +1,7 @@
+import MovieContainer
+import MoviePlatform
+import MovieCapture
+import MovieEncoding
 /// Why a recording ended before it was asked to, or could not start or finish.
 ///
 /// Like `AVErrorRecordingSuccessfullyFinishedKey`, a result with an error can still be a

@@ -1,3 +1,7 @@
+import MovieContainer
+import MoviePlatform
+import MovieCapture
+import MovieEncoding
 /// The acceleration a device measures at rest — the reaction to gravity — in the device's own
 /// frame, in m/s².
 ///
@@ -36,55 +40,4 @@ public struct GravityVector: Hashable, Sendable, CustomStringConvertible {
     public static let faceDown = GravityVector(x: 0, y: 0, z: -standardGravity)
 
     public var description: String { "(\(x), \(y), \(z)) m/s²" }
-}
-
-/// A source of the device's gravity vector: the Linux IIO accelerometer, or a manual source an
-/// application or test sets.
-///
-/// A source reports on a thread of its own (or the caller's, for a manual source), in order.
-public protocol GravitySource: AnyObject, Sendable {
-    /// The latest reading, or `nil` before the first.
-    var currentGravity: GravityVector? { get }
-    /// Starts reporting readings to `handler`; readings arrive in order.
-    func start(handler: @escaping @Sendable (GravityVector) -> Void) throws
-    /// Stops reporting and waits for the reporting thread to end.
-    func stop()
-}
-
-/// Where a camera sits and how its sensor is mounted — what V4L2 reports as
-/// `V4L2_CID_CAMERA_ORIENTATION` and `V4L2_CID_CAMERA_SENSOR_ROTATION`, or what the application
-/// knows for a camera that does not report it.
-public struct CameraMounting: Hashable, Sendable, CustomStringConvertible {
-    /// Which way the camera looks.
-    public enum Position: Hashable, Sendable {
-        /// Towards the user, on the screen side (`V4L2_CAMERA_ORIENTATION_FRONT`).
-        case front
-        /// Away from the user (`V4L2_CAMERA_ORIENTATION_BACK`).
-        case back
-        /// Not part of the device (`V4L2_CAMERA_ORIENTATION_EXTERNAL`), such as a USB webcam.
-        case external
-    }
-
-    public var position: Position
-    /// The clockwise rotation, in degrees (0, 90, 180, 270), that makes a picture from this sensor
-    /// upright when the device is upright. V4L2's `V4L2_CID_CAMERA_SENSOR_ROTATION` states the
-    /// correction counter-clockwise, so a driver value of 90 is 270 here.
-    public var sensorRotation: Int
-    /// A Boolean value that indicates whether the camera turns with the device whose gravity is
-    /// read. True for built-in front and back cameras; an external camera does not, unless it is
-    /// fixed to the device (set it to true then).
-    public var followsDeviceGravity: Bool
-
-    public init(position: Position, sensorRotation: Int = 0, followsDeviceGravity: Bool? = nil) {
-        self.position = position
-        self.sensorRotation = ((sensorRotation % 360) + 360) % 360
-        self.followsDeviceGravity = followsDeviceGravity ?? (position != .external)
-    }
-
-    /// A camera whose driver reports nothing: external, upright sensor.
-    public static let unknown = CameraMounting(position: .external)
-
-    public var description: String {
-        "\(position) camera, sensor corrected by \(sensorRotation)° clockwise" + (followsDeviceGravity ? "" : ", not turning with the device")
-    }
 }

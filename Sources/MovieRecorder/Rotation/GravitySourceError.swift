@@ -1,3 +1,7 @@
+import MovieContainer
+import MoviePlatform
+import MovieCapture
+import MovieEncoding
 /// An error from a gravity source, naming the device directory, the sysfs file, what is wrong
 /// and what to do about it.
 public struct GravitySourceError: Error, Hashable, Sendable, CustomStringConvertible {

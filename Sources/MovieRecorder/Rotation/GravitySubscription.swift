@@ -1,3 +1,7 @@
+import MovieContainer
+import MoviePlatform
+import MovieCapture
+import MovieEncoding
 import Synchronization
 
 /// Shares one gravity source among its subscribers: the source starts with the first

@@ -1,3 +1,7 @@
+import MovieContainer
+import MoviePlatform
+import MovieCapture
+import MovieEncoding
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,3 +1,7 @@
+import MovieContainer
+import MoviePlatform
+import MovieCapture
+import MovieEncoding
 /// How a sensor chip sits on the board: the rotation that takes a reading from the chip's axes
 /// to the device's, as the kernel publishes it in an IIO device's `mount_matrix` attributes.
 ///

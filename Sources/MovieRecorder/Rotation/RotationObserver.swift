@@ -1,3 +1,7 @@
+import MovieContainer
+import MoviePlatform
+import MovieCapture
+import MovieEncoding
 import Synchronization
 
 /// A view that shows the camera preview and can be turned: the Linux counterpart of the preview

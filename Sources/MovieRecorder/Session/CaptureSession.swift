@@ -1,3 +1,7 @@
+import MovieContainer
+import MoviePlatform
+import MovieCapture
+import MovieEncoding
 import Synchronization
 
 /// An error from configuring, starting or running a capture session.

@@ -10,8 +10,10 @@
 //        defaults: /dev/video0  hw:Loopback,1,0
 import Glibc
 import MovieRecorder
-internal import CALSA
-internal import CV4L2
+import MovieCapture
+import MovieEncoding
+import MovieContainer
+internal import CRigDrivers
 
 /// The lines printed so far, kept for /out/probe.txt.
 final class Report {
@@ -46,14 +48,14 @@ func videoNodes() -> [String] {
 func probeVideo(_ videoPath: String, _ report: Report) -> Bool {
     let nodes = videoNodes()
     report.say("video nodes: \(nodes.isEmpty ? "none" : nodes.joined(separator: " "))")
-    let fd = CV4L2_open(videoPath, O_RDWR)
+    let fd = CRig_v4l2_open(videoPath, O_RDWR)
     guard fd >= 0 else {
         report.say("FAIL v4l2_open(\(videoPath)): \(String(cString: strerror(errno)))")
         return false
     }
     defer { _ = v4l2_close(fd) }
     var capability = v4l2_capability()
-    guard CV4L2_ioctl(fd, CV4L2_VIDIOC_QUERYCAP(), &capability) == 0 else {
+    guard CRig_v4l2_ioctl(fd, CRig_VIDIOC_QUERYCAP(), &capability) == 0 else {
         report.say("FAIL VIDIOC_QUERYCAP on \(videoPath): \(String(cString: strerror(errno)))")
         return false
     }
@@ -85,9 +87,9 @@ let passed = videoOK && audioOK
 report.say(passed ? "PASS" : "FAIL")
 
 // Best effort: the exit status is what counts, the file only proves that /out comes back.
-if RandomAccessFile.exists("/out") {
+if access("/out", F_OK) == 0 {
     do {
-        let file = try RandomAccessFile(path: "/out/probe.txt", mode: .createOrTruncate)
+        let file = try MovieFileSink(path: "/out/probe.txt", overwrite: true)
         try file.write(Array((report.lines.joined(separator: "\n") + "\n").utf8), at: 0)
         try file.close()
     } catch {

@@ -2,6 +2,9 @@
 import Glibc
 #endif
 import MovieRecorder
+import MovieCapture
+import MovieEncoding
+import MovieContainer
 import Synchronization
 
 /// One named case.

@@ -17,6 +17,9 @@
 import Glibc
 #endif
 import MovieRecorder
+import MovieCapture
+import MovieEncoding
+import MovieContainer
 
 @main
 struct DeviceTests {
@@ -27,7 +30,7 @@ struct DeviceTests {
 
     static func main() async {
         let arguments = Array(CommandLine.arguments.dropFirst())
-        let directory = RandomAccessFile.exists("/out") ? "/out" : "."
+        let directory = access("/out", F_OK) == 0 ? "/out" : "."
         let report = Report(directory: directory)
         let chosen = Set(arguments)
         let unknown = chosen.subtracting(Cases.all.map(\.name))

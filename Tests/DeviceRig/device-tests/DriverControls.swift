@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-internal import CV4L2
+internal import CRigDrivers
 import Synchronization
 
 /// A V4L2 device's controls, found by the names `v4l2-ctl --list-ctrls` prints (`disconnect`,
@@ -53,7 +53,7 @@ final class DriverControls: Sendable {
         var found: [(String, UInt32, UInt32)] = []
         var query = v4l2_queryctrl()
         query.id = UInt32(V4L2_CTRL_FLAG_NEXT_CTRL)
-        while CV4L2_ioctl(fd, CV4L2_VIDIOC_QUERYCTRL(), &query) == 0 {
+        while CRig_ioctl(fd, CRig_VIDIOC_QUERYCTRL(), &query) == 0 {
             let title = withUnsafeBytes(of: query.name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
             if query.flags & UInt32(V4L2_CTRL_FLAG_DISABLED) == 0 {
                 found.append((Self.variableName(title), query.id, query.type))
@@ -71,7 +71,7 @@ final class DriverControls: Sendable {
         var setting = v4l2_control()
         setting.id = control.id
         setting.value = value
-        guard CV4L2_ioctl(fd, CV4L2_VIDIOC_S_CTRL(), &setting) == 0 else {
+        guard CRig_ioctl(fd, CRig_VIDIOC_S_CTRL(), &setting) == 0 else {
             throw CaseError("setting \(name)=\(value) on \(path): \(String(cString: strerror(errno)))")
         }
     }

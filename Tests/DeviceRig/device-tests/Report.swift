@@ -2,6 +2,9 @@
 import Glibc
 #endif
 import MovieRecorder
+import MovieCapture
+import MovieEncoding
+import MovieContainer
 
 /// What one case measured and what it found wrong.
 ///
@@ -69,7 +72,7 @@ final class Report {
         let failed = records.filter { !$0.passed }
         let text = records.map(\.line).joined(separator: "\n") + "\n"
         do {
-            let file = try RandomAccessFile(path: path("summary.txt"), mode: .createOrTruncate)
+            let file = try MovieFileSink(path: path("summary.txt"), overwrite: true)
             try file.write(Array(text.utf8), at: 0)
             try file.close()
         } catch {

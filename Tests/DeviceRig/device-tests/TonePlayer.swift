@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import Synchronization
-internal import CALSA
+internal import CRigDrivers
 
 /// Plays a continuous sine into an ALSA playback device on a thread of its own: the "sound"
 /// that the loopback card hands to the microphone under test.

@@ -1,0 +1,222 @@
+import MovieContainer
+import MoviePlatform
+#if canImport(Glibc)
+import Glibc
+#endif
+import Synchronization
+internal import CALSA
+
+/// An ALSA capture device — a USB microphone, a sound card input, the snd-aloop loopback — as
+/// an ``AudioSource``.
+///
+/// The device is opened by name (`default`, `hw:1,0`, `plughw:CARD=Loopback,DEV=1`…) with
+/// interleaved access; rate and channel count are negotiated to the nearest the hardware offers,
+/// S16_LE unless asked otherwise. Capture runs on a dedicated thread in blocking reads of one
+/// period. `snd_pcm_start` is called before the first read. Overruns (-EPIPE) and suspends
+/// (-ESTRPIPE) are recovered and reported; a lost device (-ENODEV) ends capture with an
+/// interruption.
+public final class ALSAMicrophone: AudioSource {
+    /// The device name.
+    public let deviceName: String
+    /// The negotiated format.
+    public let format: PCMFormat
+    /// Frames per period (one read).
+    public let periodFrames: Int
+    /// Frames in the device's ring buffer.
+    public let bufferFrames: Int
+    public var name: String { deviceName }
+    public var isLive: Bool { true }
+
+    private let running = Mutex<(thread: DedicatedThread?, stop: StopFlag?)>((nil, nil))
+
+    /// Opens the device to negotiate its format, then closes it until ``start(handler:)``.
+    ///
+    /// - Parameters:
+    ///   - device: an ALSA PCM name.
+    ///   - sampleRate: the wanted rate; the nearest the device offers is used.
+    ///   - channelCount: the wanted channels.
+    ///   - period: the wanted period length (one read); 20 ms by default.
+    /// - Throws: ``DeviceError``: no such device, busy, or no usable format.
+    public init(device: String = "default", sampleRate: UInt32 = 48_000, channelCount: UInt16 = 2,
+                period: Duration = .milliseconds(20)) throws(DeviceError) {
+        deviceName = device
+        let setup = try Self.open(device: device, rate: sampleRate, channels: channelCount, period: period)
+        snd_pcm_close(setup.handle)
+        format = setup.format
+        periodFrames = setup.periodFrames
+        bufferFrames = setup.bufferFrames
+        requestedPeriod = period
+    }
+
+    private let requestedPeriod: Duration
+
+    package struct Setup {
+        var handle: OpaquePointer
+        var format: PCMFormat
+        var periodFrames: Int
+        var bufferFrames: Int
+    }
+
+    package static func error(_ code: Int32, device: String, step: String) -> DeviceError {
+        let text = String(cString: snd_strerror(code))
+        switch -code {
+        case ENOENT, ENODEV, ENXIO:
+            return DeviceError(.notFound, device: device, step: step, detail: "\(text) — check the name; `movrec devices` and `arecord -L` list the inputs")
+        case EBUSY:
+            return DeviceError(.busy, device: device, step: step, detail: "\(text) — the device is in use by another process (try the 'default' or a plughw: device, or close the other program)")
+        case EACCES, EPERM:
+            return DeviceError(.permissionDenied, device: device, step: step, detail: "\(text) — add the user to the 'audio' group")
+        case EINVAL:
+            return DeviceError(.unsupportedFormat, device: device, step: step, detail: "\(text) — the device does not offer this; try a plughw: device, which converts")
+        default:
+            return DeviceError(.failed, device: device, step: step, detail: text)
+        }
+    }
+
+    package static func open(device: String, rate: UInt32, channels: UInt16, period: Duration) throws(DeviceError) -> Setup {
+        if let failure = SystemLibrary.alsa.load() {
+            throw DeviceError(.libraryMissing, device: device, step: "opening for capture", detail: failure)
+        }
+        var pcm: OpaquePointer?
+        var rc = snd_pcm_open(&pcm, device, SND_PCM_STREAM_CAPTURE, 0)
+        guard rc >= 0, let pcm else { throw error(rc, device: device, step: "opening for capture") }
+        var params: OpaquePointer?
+        guard snd_pcm_hw_params_malloc(&params) >= 0, let params else {
+            snd_pcm_close(pcm)
+            throw DeviceError(.failed, device: device, step: "allocating hardware parameters", detail: "out of memory")
+        }
+        defer { snd_pcm_hw_params_free(params) }
+        func check(_ code: Int32, _ step: String) throws(DeviceError) {
+            if code < 0 {
+                snd_pcm_close(pcm)
+                throw error(code, device: device, step: step)
+            }
+        }
+        try check(snd_pcm_hw_params_any(pcm, params), "reading hardware parameters")
+        try check(snd_pcm_hw_params_set_access(pcm, params, SND_PCM_ACCESS_RW_INTERLEAVED), "setting interleaved access")
+        try check(snd_pcm_hw_params_set_format(pcm, params, SND_PCM_FORMAT_S16_LE), "setting sample format S16_LE")
+        var actualChannels = UInt32(channels)
+        try check(snd_pcm_hw_params_set_channels_near(pcm, params, &actualChannels), "setting \(channels) channels")
+        var actualRate = rate
+        var dir: Int32 = 0
+        try check(snd_pcm_hw_params_set_rate_near(pcm, params, &actualRate, &dir), "setting rate \(rate) Hz")
+        var periodFrames = snd_pcm_uframes_t(max(64, Int64(actualRate) * period.components.seconds
+            + Int64(actualRate) * (period.components.attoseconds / 1_000_000_000) / 1_000_000_000))
+        try check(snd_pcm_hw_params_set_period_size_near(pcm, params, &periodFrames, &dir), "setting the period size")
+        var bufferFrames = periodFrames * 8
+        try check(snd_pcm_hw_params_set_buffer_size_near(pcm, params, &bufferFrames), "setting the buffer size")
+        try check(snd_pcm_hw_params(pcm, params), "applying hardware parameters")
+        rc = snd_pcm_prepare(pcm)
+        try check(rc, "preparing")
+        return Setup(handle: pcm, format: PCMFormat(sampleRate: actualRate, channelCount: UInt16(actualChannels)),
+                     periodFrames: Int(periodFrames), bufferFrames: Int(bufferFrames))
+    }
+
+    public func start(handler: @escaping @Sendable (AudioSourceEvent) -> Void) throws {
+        let setup = try Self.open(device: deviceName, rate: format.sampleRate, channels: format.channelCount, period: requestedPeriod)
+        let rc = snd_pcm_start(setup.handle)
+        guard rc >= 0 else {
+            snd_pcm_close(setup.handle)
+            throw Self.error(rc, device: deviceName, step: "starting capture (snd_pcm_start)")
+        }
+        let stop = StopFlag()
+        let handle = UnsafeTransfer(setup.handle)
+        let name = deviceName
+        let format = self.format
+        let periodFrames = setup.periodFrames
+        let thread = DedicatedThread(name: "movrec-alsa") {
+            Self.captureLoop(handle.value, name: name, format: format, periodFrames: periodFrames, stop: stop, handler: handler)
+        }
+        running.withLock { $0 = (thread, stop) }
+    }
+
+    /// Reads periods until stopped or the device is lost; closes the device.
+    package static func captureLoop(_ pcm: OpaquePointer, name: String, format: PCMFormat, periodFrames: Int, stop: StopFlag,
+                            handler: @Sendable (AudioSourceEvent) -> Void) {
+        defer { snd_pcm_close(pcm) }
+        let bytesPerFrame = format.bytesPerFrame
+        let rate = UInt64(format.sampleRate)
+        var buffer = [UInt8](repeating: 0, count: periodFrames * bytesPerFrame)
+        while !stop.isSet {
+            // Wait at most 200 ms so a stop request is seen even when no data comes.
+            let ready = snd_pcm_wait(pcm, 200)
+            if ready == 0 { continue }
+            let read = ready < 0 ? snd_pcm_sframes_t(ready) : buffer.withUnsafeMutableBytes {
+                snd_pcm_readi(pcm, $0.baseAddress, snd_pcm_uframes_t(periodFrames))
+            }
+            let arrival = MonotonicClock.now()
+            if read >= 0 {
+                guard read > 0 else { continue }
+                // The first frame of this read was captured `delay + read` frames ago.
+                var delay: snd_pcm_sframes_t = 0
+                if snd_pcm_delay(pcm, &delay) < 0 { delay = 0 }
+                let age = UInt64(max(0, Int(delay) + Int(read))) * 1_000_000_000 / rate
+                let bytes = Array(buffer.prefix(Int(read) * bytesPerFrame))
+                handler(.buffer(AudioBuffer(bytes: bytes, frameCount: Int(read), timestamp: arrival > age ? arrival - age : 0)))
+                continue
+            }
+            let code = Int32(read)
+            switch -code {
+            case EPIPE:
+                handler(.overrun)
+                if snd_pcm_prepare(pcm) < 0 || snd_pcm_start(pcm) < 0 {
+                    handler(.interrupted(InterruptionReason(source: name, message: "recovering from an overrun failed")))
+                    return
+                }
+            case ESTRPIPE:
+                while !stop.isSet, snd_pcm_resume(pcm) == -EAGAIN { usleep(100_000) }
+                if snd_pcm_prepare(pcm) < 0 || snd_pcm_start(pcm) < 0 {
+                    handler(.interrupted(InterruptionReason(source: name, message: "resuming after a suspend failed")))
+                    return
+                }
+                handler(.resumedFromSuspend)
+            case EAGAIN, EINTR:
+                continue
+            case ENODEV, ENXIO, EBADFD:
+                handler(.interrupted(InterruptionReason(source: name, message: "the microphone was disconnected (\(String(cString: snd_strerror(code))))")))
+                return
+            default:
+                handler(.interrupted(InterruptionReason(source: name, message: "reading audio failed: \(String(cString: snd_strerror(code)))")))
+                return
+            }
+        }
+    }
+
+    public func stop() {
+        let (thread, stop) = running.withLock { state in
+            defer { state = (nil, nil) }
+            return state
+        }
+        stop?.set()
+        thread?.join()
+    }
+
+    /// The capture devices ALSA knows: hardware inputs as `hw:CARD,DEV` with their card names.
+    public static func devices() -> [(name: String, description: String)] {
+        var result: [(String, String)] = []
+        guard SystemLibrary.alsa.load() == nil else { return [] }
+        var card: Int32 = -1
+        while snd_card_next(&card) >= 0 && card >= 0 {
+            var ctl: OpaquePointer?
+            guard snd_ctl_open(&ctl, "hw:\(card)", 0) >= 0, let ctl else { continue }
+            defer { snd_ctl_close(ctl) }
+            var cardName: UnsafeMutablePointer<CChar>?
+            _ = snd_card_get_name(card, &cardName)
+            let title = cardName.map { String(cString: $0) } ?? "card \(card)"
+            free(cardName)
+            var dev: Int32 = -1
+            while snd_ctl_pcm_next_device(ctl, &dev) >= 0 && dev >= 0 {
+                var info: OpaquePointer?
+                guard snd_pcm_info_malloc(&info) >= 0, let info else { continue }
+                defer { snd_pcm_info_free(info) }
+                snd_pcm_info_set_device(info, UInt32(dev))
+                snd_pcm_info_set_subdevice(info, 0)
+                snd_pcm_info_set_stream(info, SND_PCM_STREAM_CAPTURE)
+                guard snd_ctl_pcm_info(ctl, info) >= 0 else { continue }
+                let pcmName = String(cString: snd_pcm_info_get_name(info))
+                result.append(("hw:\(card),\(dev)", "\(title): \(pcmName)"))
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,39 @@
+import MovieContainer
+import MoviePlatform
+/// An error from creating or starting a capture source, naming the source, the step and what to
+/// do about it.
+///
+/// Failures to open or read a file are reported as ``FileError``; failures after a source has
+/// started arrive as ``VideoSourceEvent/interrupted(_:)`` or ``AudioSourceEvent/interrupted(_:)``.
+public struct SourceError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The kinds of failure a caller can act on.
+    public enum Code: Hashable, Sendable {
+        /// A parameter is out of range: a size, a rate, an amplitude.
+        case invalidConfiguration
+        /// A file describes media this library does not read, such as interlaced or 4:2:2 video.
+        case unsupportedFormat
+        /// A file's header cannot be parsed.
+        case malformedFile
+        /// ``VideoSource/start(handler:)`` or ``AudioSource/start(handler:)`` was called while
+        /// the source was capturing.
+        case alreadyRunning
+    }
+
+    /// The kind of failure.
+    public let code: Code
+    /// The source's name: "test pattern", "tone", or a file's path.
+    public let source: String
+    /// What was being done: "creating", "reading the header", "starting".
+    public let step: String
+    /// What is wrong and what to do, in words a user can act on.
+    public let message: String
+
+    package init(_ code: Code, source: String, step: String, _ message: String) {
+        self.code = code
+        self.source = source
+        self.step = step
+        self.message = message
+    }
+
+    public var description: String { "\(source): \(step) failed: \(message)" }
+}

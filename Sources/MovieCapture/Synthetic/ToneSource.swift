@@ -1,0 +1,107 @@
+import MovieContainer
+import MoviePlatform
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An audio source that generates a sine tone: the stand-in for a microphone in tests and demos.
+///
+/// Samples are signed 16-bit little-endian, the same value in every channel, and the phase runs
+/// on from one buffer to the next. Buffer *n* starts at sample frame `k = n × bufferFrames` and
+/// is stamped `start + k × 10⁹ / sampleRate` nanoseconds on ``MonotonicClock``, computed from
+/// the frame count in integers, so no error accumulates. In real time each buffer is delivered
+/// when its last frame would have been captured, like a sound card's period; a handler that
+/// returns late delays later buffers but loses nothing. Otherwise buffers are delivered as fast
+/// as the handler returns.
+///
+/// `start(handler:)` while generating throws ``SourceError/Code/alreadyRunning``; after
+/// ``stop()``, or after the source has ended, it starts over at phase 0 with a new start time.
+public final class ToneSource: AudioSource {
+    public let name = "tone"
+    public let format: PCMFormat
+    /// A Boolean value that indicates whether buffers are paced in real time, like a sound card's.
+    public let isLive: Bool
+    /// The tone's frequency in hertz.
+    public let frequency: Double
+    /// The peak level, from 0 to 1 of full scale.
+    public let amplitude: Double
+    /// The number of frames in each buffer (the last one may be shorter).
+    public let bufferFrames: Int
+    /// The number of frames after which the source delivers ``AudioSourceEvent/ended``, or
+    /// `nil` to run until stopped.
+    public let durationFrames: Int?
+
+    private let thread: SourceThread
+
+    /// Creates a tone generator.
+    /// - Parameters:
+    ///   - frequency: The tone's frequency in hertz, above 0 and below half the sample rate.
+    ///   - sampleRate: Frames per second, from 1 to 768 000.
+    ///   - channelCount: The number of channels, from 1 to 32.
+    ///   - amplitude: The peak level, from 0 to 1 of full scale.
+    ///   - realTime: `true` to pace buffers like a sound card; `false` to deliver them as fast
+    ///     as the handler takes them.
+    ///   - bufferFrames: The frames per buffer; `nil` for 20 ms (`sampleRate / 50`).
+    ///   - durationFrames: The number of frames before the source ends, or `nil` for no end.
+    /// - Throws: ``SourceError`` with ``SourceError/Code/invalidConfiguration`` for a parameter
+    ///   out of range.
+    public init(frequency: Double = 1000, sampleRate: Int = 48_000, channelCount: Int = 2, amplitude: Double = 0.5,
+                realTime: Bool = true, bufferFrames: Int? = nil, durationFrames: Int? = nil) throws(SourceError) {
+        func invalid(_ message: String) -> SourceError {
+            SourceError(.invalidConfiguration, source: "tone", step: "creating", message)
+        }
+        guard sampleRate >= 1, sampleRate <= 768_000 else {
+            throw invalid("sample rate \(sampleRate) Hz is out of range: use 1 to 768000")
+        }
+        guard frequency > 0, frequency < Double(sampleRate) / 2 else {
+            throw invalid("frequency \(frequency) Hz must be above 0 and below half the sample rate (\(sampleRate / 2) Hz)")
+        }
+        guard (1...32).contains(channelCount) else { throw invalid("channel count \(channelCount) is out of range: use 1 to 32") }
+        guard amplitude >= 0, amplitude <= 1 else { throw invalid("amplitude \(amplitude) is out of range: use 0 to 1 of full scale") }
+        let bufferFrames = bufferFrames ?? max(1, sampleRate / 50)
+        guard bufferFrames >= 1 else { throw invalid("buffer size \(bufferFrames) frames must be at least 1") }
+        guard durationFrames.map({ $0 >= 0 }) ?? true else {
+            throw invalid("duration \(durationFrames!) frames is negative: use 0 or more, or nil for no end")
+        }
+        format = .int16(sampleRate: UInt32(sampleRate), channelCount: UInt16(channelCount))
+        isLive = realTime
+        self.frequency = frequency
+        self.amplitude = amplitude
+        self.bufferFrames = bufferFrames
+        self.durationFrames = durationFrames
+        thread = SourceThread(sourceName: name, threadName: "tone")
+    }
+
+    /// Starts generating on a dedicated thread.
+    /// - Throws: ``SourceError`` with ``SourceError/Code/alreadyRunning`` while generating.
+    public func start(handler: @escaping @Sendable (AudioSourceEvent) -> Void) throws {
+        let live = isLive, rate = UInt64(format.sampleRate), channels = Int(format.channelCount)
+        let bufferFrames = UInt64(self.bufferFrames), total = durationFrames.map(UInt64.init) ?? .max
+        let step = 2 * Double.pi * frequency / Double(rate), scale = amplitude * Double(Int16.max)
+        try thread.start { run in
+            let timeline = CaptureTimeline(start: MonotonicClock.now(), count: rate)
+            var phase = 0.0
+            var k: UInt64 = 0
+            while !run.isStopRequested {
+                guard k < total else { return run.finish { handler(.ended) } }
+                let count = min(bufferFrames, total - k)
+                if live { guard run.wait(until: timeline.time(of: k + count)) else { return } }
+                var bytes = [UInt8](repeating: 0, count: Int(count) * channels * 2)
+                bytes.withUnsafeMutableBytes { raw in
+                    let samples = raw.bindMemory(to: Int16.self)
+                    for frame in 0..<Int(count) {
+                        let value = Int16((scale * sin(phase)).rounded()).littleEndian
+                        for channel in 0..<channels { samples[frame * channels + channel] = value }
+                        phase += step
+                        if phase >= 2 * Double.pi { phase -= 2 * Double.pi }
+                    }
+                }
+                handler(.buffer(AudioBuffer(bytes: bytes, frameCount: Int(count), timestamp: timeline.time(of: k))))
+                k += count
+            }
+        }
+    }
+
+    /// Stops generating and waits for the generating thread to end.
+    public func stop() { thread.stop() }
+}

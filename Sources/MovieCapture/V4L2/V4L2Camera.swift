@@ -1,0 +1,189 @@
+import MovieContainer
+import MoviePlatform
+#if canImport(Glibc)
+import Glibc
+#endif
+import Synchronization
+internal import CV4L2
+
+/// A V4L2 camera — a USB webcam, a board camera, the kernel's vivid test driver — as a
+/// ``VideoSource``.
+///
+/// Capture uses memory-mapped streaming with six buffers, polled on a dedicated thread. I420
+/// (`YU12`) and NV12 pass to the encoder without a copy; other formats (YUYV, UYVY, MJPEG, RGB…)
+/// are converted to I420 by libv4lconvert. Timestamps are the driver's monotonic capture times;
+/// skipped sequence numbers count as dropped frames; buffers flagged `V4L2_BUF_FLAG_ERROR` are
+/// reported as corrupt and left out; a device that disappears (ENODEV, POLLERR) ends capture with
+/// an interruption.
+public final class V4L2Camera: VideoSource {
+    /// Size presets, like `AVCaptureSession.Preset`: the largest size the camera offers at or
+    /// below the preset's.
+    public enum Quality: Sendable {
+        case low, medium, high, hd1920x1080, hd4K
+        var maximum: (Int, Int) {
+            switch self {
+            case .low: (320, 240)
+            case .medium: (640, 480)
+            case .high: (1280, 720)
+            case .hd1920x1080: (1920, 1080)
+            case .hd4K: (3840, 2160)
+            }
+        }
+    }
+
+    /// The device as discovered.
+    public let device: CameraDevice
+    /// The format frames are delivered in: I420 or NV12 at the chosen size and rate.
+    public let format: VideoFormat
+    /// The camera's own pixel format that was chosen.
+    public let nativePixelFormat: V4L2PixelFormat
+    /// Where the camera sits and how its sensor is mounted, from `V4L2_CID_CAMERA_ORIENTATION`
+    /// and `V4L2_CID_CAMERA_SENSOR_ROTATION`; ``CameraMounting/unknown`` when the driver has
+    /// neither. A ``RotationCoordinator`` can override it.
+    public let mounting: CameraMounting
+    public var name: String { device.path }
+    public var isLive: Bool { true }
+
+    private let running = Mutex<(thread: DedicatedThread?, stop: StopFlag?)>((nil, nil))
+
+    /// Opens `path`, checks that it is a streaming capture device and picks a format.
+    ///
+    /// - Parameters:
+    ///   - width, height: an exact size; otherwise the largest at or below `quality`.
+    ///   - frameRate: an exact rate; otherwise 30 fps when offered, else the fastest.
+    ///   - pixelFormat: the camera format to capture, such as `.yuyv`; otherwise I420 or NV12
+    ///     when offered (no conversion), else the first the camera lists that libv4lconvert reads.
+    /// - Throws: ``DeviceError``: missing (`notFound`), no permission (`permissionDenied`, add
+    ///   the user to the video group), not a capture device (`notSupported`), or a size, rate
+    ///   or format it does not offer (`unsupportedFormat`, listing what it does offer).
+    public init(path: String = "/dev/video0", width: Int? = nil, height: Int? = nil, frameRate: FrameRate? = nil,
+                pixelFormat: V4L2PixelFormat? = nil, quality: Quality = .high) throws(DeviceError) {
+        let dev = try V4L2Device(path: path)
+        defer { dev.close() }
+        let caps = try dev.capabilities()
+        guard caps.canCapture, caps.canStream else {
+            throw DeviceError(.notSupported, device: path, step: "checking capabilities",
+                              detail: "it is not a streaming video capture device (driver \(caps.driver), \(caps.card)); try another /dev/video node")
+        }
+        let formats = dev.formats()
+        mounting = Self.mounting(of: dev)
+        device = CameraDevice(path: path, driver: caps.driver, name: caps.card, busInfo: caps.busInfo, formats: formats)
+        let choice = try Self.choose(from: formats, device: path, width: width, height: height, frameRate: frameRate,
+                                     pixelFormat: pixelFormat, quality: quality)
+        nativePixelFormat = choice.format
+        format = VideoFormat(width: choice.width, height: choice.height,
+                             pixelFormat: choice.format.directPixelFormat ?? .i420, frameRate: choice.rate)
+    }
+
+    /// The capture devices on this machine: /dev/video* nodes that capture and stream (metadata
+    /// nodes are skipped), with their formats, sizes and rates.
+    public static func devices() -> [CameraDevice] {
+        var found: [CameraDevice] = []
+        guard let dir = opendir("/dev") else { return [] }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name.hasPrefix("video") { names.append(name) }
+        }
+        for name in names.sorted(by: { $0.count != $1.count ? $0.count < $1.count : $0 < $1 }) {
+            guard let dev = try? V4L2Device(path: "/dev/" + name) else { continue }
+            defer { dev.close() }
+            guard let caps = try? dev.capabilities(), caps.canCapture, caps.canStream else { continue }
+            found.append(CameraDevice(path: "/dev/" + name, driver: caps.driver, name: caps.card, busInfo: caps.busInfo,
+                                      formats: dev.formats()))
+        }
+        return found
+    }
+
+    /// Reads the camera location and sensor rotation controls (camera class, IDs base + 34/35).
+    package static func mounting(of device: V4L2Device) -> CameraMounting {
+        let cameraClassBase: UInt32 = 0x009A_0900
+        let orientation = device.control(cameraClassBase + 34)
+        let rotation = device.control(cameraClassBase + 35)
+        guard orientation != nil || rotation != nil else { return .unknown }
+        let position: CameraMounting.Position = switch orientation {
+        case 0: .front
+        case 1: .back
+        default: .external
+        }
+        // The driver states the correction counter-clockwise; CameraMounting keeps it clockwise.
+        return CameraMounting(position: position, sensorRotation: (360 - Int(rotation ?? 0)) % 360)
+    }
+
+    package static let preference: [V4L2PixelFormat] = [.yuv420, .nv12, .yuyv, .uyvy, .mjpeg, .rgb24, .bgr24]
+
+    package static func choose(from formats: [CameraFormat], device: String, width: Int?, height: Int?, frameRate: FrameRate?,
+                       pixelFormat: V4L2PixelFormat?, quality: Quality) throws(DeviceError)
+        -> (format: V4L2PixelFormat, width: Int, height: Int, rate: FrameRate)
+    {
+        let offered = formats.map(\.description).joined(separator: "\n  ")
+        func unsupported(_ what: String) -> DeviceError {
+            DeviceError(.unsupportedFormat, device: device, step: "choosing a format",
+                        detail: "\(what); it offers:\n  \(offered.isEmpty ? "(nothing)" : offered)")
+        }
+        var candidates = formats
+        if let pixelFormat {
+            candidates = formats.filter { $0.pixelFormat == pixelFormat }
+            guard !candidates.isEmpty else { throw unsupported("it has no \(pixelFormat) format") }
+        } else {
+            candidates.sort {
+                (preference.firstIndex(of: $0.pixelFormat) ?? preference.count) < (preference.firstIndex(of: $1.pixelFormat) ?? preference.count)
+            }
+        }
+        if let width, let height {
+            guard width % 2 == 0, height % 2 == 0 else {
+                throw unsupported("\(width)x\(height) cannot be encoded as 4:2:0; width and height must be even")
+            }
+            for candidate in candidates {
+                guard let size = candidate.sizes.first(where: { $0.width == width && $0.height == height }) else { continue }
+                if let rate = try pickRate(size, requested: frameRate) { return (candidate.pixelFormat, width, height, rate) }
+            }
+            throw unsupported(frameRate.map { "it does not offer \(width)x\(height) at \($0)" } ?? "it does not offer \(width)x\(height)")
+        }
+        let (maxW, maxH) = quality.maximum
+        for candidate in candidates {
+            let fitting = candidate.sizes.filter { $0.width <= maxW && $0.height <= maxH && $0.width % 2 == 0 && $0.height % 2 == 0 }
+                .sorted { $0.width * $0.height > $1.width * $1.height }
+            for size in fitting {
+                if let rate = try pickRate(size, requested: frameRate) { return (candidate.pixelFormat, size.width, size.height, rate) }
+            }
+        }
+        throw unsupported(frameRate.map { "no size up to \(maxW)x\(maxH) at \($0)" } ?? "no size up to \(maxW)x\(maxH)")
+    }
+
+    private static func pickRate(_ size: CameraFrameSize, requested: FrameRate?) throws(DeviceError) -> FrameRate? {
+        if let requested {
+            if size.frameRates.isEmpty { return requested }
+            return size.frameRates.first { $0.reduced == requested.reduced }
+        }
+        let thirty = FrameRate(frames: 30)
+        if size.frameRates.contains(thirty) { return thirty }
+        return size.frameRates.first ?? thirty
+    }
+
+    // MARK: Capture
+
+    public func start(handler: @escaping @Sendable (VideoSourceEvent) -> Void) throws {
+        let stream = try V4L2Stream(camera: self)
+        let stop = StopFlag()
+        let thread = DedicatedThread(name: "movrec-v4l2") { stream.run(stop: stop, handler: handler) }
+        running.withLock { $0 = (thread, stop) }
+    }
+
+    public func stop() {
+        let (thread, stop) = running.withLock { state in
+            defer { state = (nil, nil) }
+            return state
+        }
+        stop?.set()
+        thread?.join()
+    }
+}
+
+/// A flag one thread sets and another polls.
+package final class StopFlag: Sendable {
+    private let value = Atomic<Bool>(false)
+    package func set() { value.store(true, ordering: .releasing) }
+    package var isSet: Bool { value.load(ordering: .acquiring) }
+}

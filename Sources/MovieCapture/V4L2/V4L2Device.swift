@@ -1,0 +1,235 @@
+import MovieContainer
+import MoviePlatform
+#if canImport(Glibc)
+import Glibc
+#endif
+internal import CV4L2
+
+/// A V4L2 pixel format code such as `YUYV`, `MJPG` or `YU12`.
+public struct V4L2PixelFormat: Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: UInt32
+
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+
+    /// Creates a code from four ASCII characters, such as "YUYV".
+    public init?(_ text: String) {
+        guard let code = FourCC(text) else { return nil }
+        // V4L2 codes are little-endian: the first character is the lowest byte.
+        let b = code.bytes
+        rawValue = UInt32(b[0]) | UInt32(b[1]) << 8 | UInt32(b[2]) << 16 | UInt32(b[3]) << 24
+    }
+
+    public var description: String {
+        let bytes = [rawValue & 0xFF, rawValue >> 8 & 0xFF, rawValue >> 16 & 0xFF, rawValue >> 24 & 0xFF]
+        return String(decoding: bytes.map { UInt8($0) }, as: UTF8.self).trimmingTrailingSpaces
+    }
+
+    public static let yuv420 = V4L2PixelFormat("YU12")!
+    public static let nv12 = V4L2PixelFormat("NV12")!
+    public static let yuyv = V4L2PixelFormat("YUYV")!
+    public static let uyvy = V4L2PixelFormat("UYVY")!
+    public static let mjpeg = V4L2PixelFormat("MJPG")!
+    public static let rgb24 = V4L2PixelFormat("RGB3")!
+    public static let bgr24 = V4L2PixelFormat("BGR3")!
+
+    /// The library pixel format this code is without conversion, if any.
+    package var directPixelFormat: PixelFormat? {
+        switch self {
+        case .yuv420: .i420
+        case .nv12: .nv12
+        default: nil
+        }
+    }
+}
+
+extension String {
+    package var trimmingTrailingSpaces: String {
+        var s = self
+        while s.last == " " || s.last == "\0" { s.removeLast() }
+        return s
+    }
+}
+
+/// A size a camera offers for a pixel format, with its frame rates.
+public struct CameraFrameSize: Hashable, Sendable, CustomStringConvertible {
+    public var width: Int
+    public var height: Int
+    /// The frame rates offered at this size, fastest first.
+    public var frameRates: [FrameRate]
+
+    public var description: String {
+        "\(width)x\(height)" + (frameRates.isEmpty ? "" : " @ " + frameRates.map(\.shortDescription).joined(separator: ", "))
+    }
+}
+
+/// A pixel format a camera offers, with its sizes.
+public struct CameraFormat: Hashable, Sendable, CustomStringConvertible {
+    public var pixelFormat: V4L2PixelFormat
+    /// The driver's description, such as "YUYV 4:2:2".
+    public var name: String
+    public var sizes: [CameraFrameSize]
+
+    public var description: String { "\(pixelFormat) (\(name)): " + sizes.map(\.description).joined(separator: "; ") }
+}
+
+/// A V4L2 capture device found by ``V4L2Camera/devices()``.
+public struct CameraDevice: Hashable, Sendable, CustomStringConvertible {
+    /// The device node, such as /dev/video0.
+    public var path: String
+    public var driver: String
+    /// The card name, such as "vivid" or a webcam's model.
+    public var name: String
+    public var busInfo: String
+    public var formats: [CameraFormat]
+
+    public var description: String {
+        "\(path): \(name) (driver \(driver), \(busInfo))\n" + formats.map { "    " + $0.description }.joined(separator: "\n")
+    }
+}
+
+extension FrameRate {
+    package var shortDescription: String {
+        seconds == 1 ? "\(frames)" : (frames % seconds == 0 ? "\(frames / seconds)" : "\(frames)/\(seconds)")
+    }
+}
+
+/// An open V4L2 device node: the ioctls this library uses, through libv4l2 with its own format
+/// conversion off (this library converts with libv4lconvert itself, so native formats stay
+/// visible and I420/NV12 pass through without a copy).
+package final class V4L2Device: @unchecked Sendable {
+    // @unchecked: used by one capture thread; QBUF from other threads is what the ioctl allows.
+    package let fd: Int32
+    package let path: String
+
+    package init(path: String) throws(DeviceError) {
+        self.path = path
+        for library in [SystemLibrary.v4l2, .v4lconvert] {
+            if let failure = library.load() { throw DeviceError(.libraryMissing, device: path, step: "opening", detail: failure) }
+        }
+        var raw: Int32
+        repeat { raw = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC) } while raw < 0 && errno == EINTR
+        guard raw >= 0 else { throw .v4l2(errno, device: path, step: "opening") }
+        let wrapped = v4l2_fd_open(raw, Int32(V4L2_DISABLE_CONVERSION))
+        guard wrapped >= 0 else {
+            let e = errno
+            Glibc.close(raw)
+            throw .v4l2(e, device: path, step: "opening through libv4l2")
+        }
+        fd = wrapped
+    }
+
+    package func close() { _ = v4l2_close(fd) }
+
+    /// Runs an ioctl, retrying on EINTR; returns errno on failure.
+    package func ioctl<T>(_ request: UInt, _ argument: inout T) -> Int32 {
+        while true {
+            let result = withUnsafeMutablePointer(to: &argument) { CV4L2_ioctl(fd, request, $0) }
+            if result >= 0 { return 0 }
+            if errno != EINTR { return errno }
+        }
+    }
+
+    package func ioctl<T>(_ request: UInt, _ argument: inout T, step: String) throws(DeviceError) {
+        let e = ioctl(request, &argument)
+        guard e == 0 else { throw .v4l2(e, device: path, step: step) }
+    }
+
+    package struct Capabilities {
+        var driver: String
+        var card: String
+        var busInfo: String
+        var canCapture: Bool
+        var canStream: Bool
+    }
+
+    package func capabilities() throws(DeviceError) -> Capabilities {
+        var cap = v4l2_capability()
+        try ioctl(CV4L2_VIDIOC_QUERYCAP(), &cap, step: "querying capabilities (VIDIOC_QUERYCAP)")
+        let caps = cap.capabilities & UInt32(V4L2_CAP_DEVICE_CAPS) != 0 ? cap.device_caps : cap.capabilities
+        func text<T>(_ tuple: T) -> String {
+            withUnsafeBytes(of: tuple) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        }
+        return Capabilities(driver: text(cap.driver), card: text(cap.card), busInfo: text(cap.bus_info),
+                            canCapture: caps & UInt32(V4L2_CAP_VIDEO_CAPTURE) != 0,
+                            canStream: caps & UInt32(V4L2_CAP_STREAMING) != 0)
+    }
+
+    /// Every pixel format, size and frame rate the device offers.
+    package func formats() -> [CameraFormat] {
+        var result: [CameraFormat] = []
+        for index in 0..<256 {
+            var desc = v4l2_fmtdesc()
+            desc.index = UInt32(index)
+            desc.type = UInt32(V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue)
+            guard ioctl(CV4L2_VIDIOC_ENUM_FMT(), &desc) == 0 else { break }
+            let name = withUnsafeBytes(of: desc.description) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            result.append(CameraFormat(pixelFormat: V4L2PixelFormat(rawValue: desc.pixelformat), name: name,
+                                       sizes: sizes(for: desc.pixelformat)))
+        }
+        return result
+    }
+
+    private func sizes(for pixelFormat: UInt32) -> [CameraFrameSize] {
+        var sizes: [CameraFrameSize] = []
+        for index in 0..<512 {
+            var size = v4l2_frmsizeenum()
+            size.index = UInt32(index)
+            size.pixel_format = pixelFormat
+            guard ioctl(CV4L2_VIDIOC_ENUM_FRAMESIZES(), &size) == 0 else { break }
+            if size.type == V4L2_FRMSIZE_TYPE_DISCRETE.rawValue {
+                let (w, h) = (size.discrete.width, size.discrete.height)
+                sizes.append(CameraFrameSize(width: Int(w), height: Int(h), frameRates: rates(pixelFormat, w, h)))
+            } else {
+                // Stepwise or continuous: offer the common sizes inside the range.
+                let s = size.stepwise
+                for (w, h) in [(320, 240), (640, 480), (1280, 720), (1920, 1080), (3840, 2160)]
+                where UInt32(w) >= s.min_width && UInt32(w) <= s.max_width && UInt32(h) >= s.min_height && UInt32(h) <= s.max_height {
+                    sizes.append(CameraFrameSize(width: w, height: h, frameRates: rates(pixelFormat, UInt32(w), UInt32(h))))
+                }
+                break
+            }
+        }
+        return sizes
+    }
+
+    private func rates(_ pixelFormat: UInt32, _ width: UInt32, _ height: UInt32) -> [FrameRate] {
+        var rates: [FrameRate] = []
+        for index in 0..<64 {
+            var interval = v4l2_frmivalenum()
+            interval.index = UInt32(index)
+            interval.pixel_format = pixelFormat
+            interval.width = width
+            interval.height = height
+            guard ioctl(CV4L2_VIDIOC_ENUM_FRAMEINTERVALS(), &interval) == 0 else { break }
+            if interval.type == V4L2_FRMIVAL_TYPE_DISCRETE.rawValue {
+                // An interval of n/d seconds is a rate of d/n frames per second.
+                if interval.discrete.numerator > 0, interval.discrete.denominator > 0 {
+                    rates.append(FrameRate(frames: interval.discrete.denominator, seconds: interval.discrete.numerator).reduced)
+                }
+            } else {
+                let fastest = interval.stepwise.min
+                if fastest.numerator > 0 { rates.append(FrameRate(frames: fastest.denominator, seconds: fastest.numerator).reduced) }
+                break
+            }
+        }
+        return rates.sorted { $0.framesPerSecondTimes1000 > $1.framesPerSecondTimes1000 }
+    }
+
+    /// Reads an integer control, or `nil` when the driver does not have it.
+    package func control(_ id: UInt32) -> Int32? {
+        var control = v4l2_control()
+        control.id = id
+        return ioctl(CV4L2_VIDIOC_G_CTRL(), &control) == 0 ? control.value : nil
+    }
+}
+
+extension FrameRate {
+    /// The same rate with the fraction reduced (30000/1000 → 30/1).
+    package var reduced: FrameRate {
+        func gcd(_ a: UInt32, _ b: UInt32) -> UInt32 { b == 0 ? a : gcd(b, a % b) }
+        let g = max(1, gcd(frames, seconds))
+        return FrameRate(frames: frames / g, seconds: seconds / g)
+    }
+
+    package var framesPerSecondTimes1000: UInt64 { UInt64(frames) * 1000 / UInt64(max(1, seconds)) }
+}

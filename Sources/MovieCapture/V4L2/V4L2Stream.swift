@@ -1,0 +1,268 @@
+import MovieContainer
+import MoviePlatform
+#if canImport(Glibc)
+import Glibc
+#endif
+import Synchronization
+internal import CV4L2
+
+/// One streaming session of a V4L2 camera: its format, its memory-mapped buffers and the
+/// capture loop.
+///
+/// Buffers of formats the encoder takes directly are lent to frames and queued again when the
+/// last frame holding one is released; the mappings and the device stay open until then, even
+/// after capture stops.
+package final class V4L2Stream: @unchecked Sendable {
+    // @unchecked: `converter` and the format are used by the capture thread only; the buffer
+    // bookkeeping is guarded by `lending`.
+    private let device: V4L2Device
+    private let mappings: [(pointer: UnsafeMutableRawPointer, length: Int)]
+    private let sourceFormat: v4l2_format
+    private let width: Int
+    private let height: Int
+    private let bytesPerLine: Int
+    private let direct: PixelFormat?
+    private let converter: OpaquePointer?
+    private let pool: PixelBufferPool?
+    private let lending = Mutex<(outstanding: Int, closing: Bool, closed: Bool)>((0, false, false))
+
+    package static let bufferCount: UInt32 = 6
+
+    package init(camera: V4L2Camera) throws(DeviceError) {
+        let path = camera.device.path
+        let dev = try V4L2Device(path: path)
+        var mapped: [(UnsafeMutableRawPointer, Int)] = []
+        var converter: OpaquePointer?
+        do throws(DeviceError) {
+            var fmt = v4l2_format()
+            fmt.type = UInt32(V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue)
+            fmt.fmt.pix.width = UInt32(camera.format.width)
+            fmt.fmt.pix.height = UInt32(camera.format.height)
+            fmt.fmt.pix.pixelformat = camera.nativePixelFormat.rawValue
+            fmt.fmt.pix.field = V4L2_FIELD_NONE.rawValue
+            try dev.ioctl(CV4L2_VIDIOC_S_FMT(), &fmt, step: "setting the format (VIDIOC_S_FMT)")
+            guard Int(fmt.fmt.pix.width) == camera.format.width, Int(fmt.fmt.pix.height) == camera.format.height,
+                  fmt.fmt.pix.pixelformat == camera.nativePixelFormat.rawValue else {
+                throw DeviceError(.unsupportedFormat, device: path, step: "setting the format",
+                                  detail: "the driver gave \(fmt.fmt.pix.width)x\(fmt.fmt.pix.height) \(V4L2PixelFormat(rawValue: fmt.fmt.pix.pixelformat)) instead of \(camera.format.width)x\(camera.format.height) \(camera.nativePixelFormat)")
+            }
+            // The interval defaults to the driver's own after S_FMT (vivid: 1/5 s): set it.
+            var parm = v4l2_streamparm()
+            parm.type = UInt32(V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue)
+            parm.parm.capture.timeperframe = v4l2_fract(numerator: camera.format.frameRate.seconds,
+                                                        denominator: camera.format.frameRate.frames)
+            _ = dev.ioctl(CV4L2_VIDIOC_S_PARM(), &parm)  // optional for drivers without rate control
+
+            var request = v4l2_requestbuffers()
+            request.count = Self.bufferCount
+            request.type = UInt32(V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue)
+            request.memory = UInt32(V4L2_MEMORY_MMAP.rawValue)
+            try dev.ioctl(CV4L2_VIDIOC_REQBUFS(), &request, step: "requesting buffers (VIDIOC_REQBUFS)")
+            guard request.count >= 4 else {
+                throw DeviceError(.failed, device: path, step: "requesting buffers", detail: "the driver granted only \(request.count) buffers; at least 4 are needed")
+            }
+            for index in 0..<request.count {
+                var buffer = v4l2_buffer()
+                buffer.index = index
+                buffer.type = UInt32(V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue)
+                buffer.memory = UInt32(V4L2_MEMORY_MMAP.rawValue)
+                try dev.ioctl(CV4L2_VIDIOC_QUERYBUF(), &buffer, step: "querying buffer \(index)")
+                let length = Int(buffer.length)
+                guard let pointer = v4l2_mmap(nil, length, PROT_READ | PROT_WRITE, MAP_SHARED, dev.fd, Int64(buffer.m.offset)),
+                      CV4L2_map_failed(pointer) == 0 else {
+                    throw DeviceError.v4l2(errno, device: path, step: "mapping buffer \(index)")
+                }
+                mapped.append((pointer, length))
+                try dev.ioctl(CV4L2_VIDIOC_QBUF(), &buffer, step: "queueing buffer \(index)")
+            }
+            direct = camera.nativePixelFormat.directPixelFormat
+            if direct == nil {
+                converter = v4lconvert_create(dev.fd)
+                guard converter != nil else {
+                    throw DeviceError(.failed, device: path, step: "starting libv4lconvert", detail: "v4lconvert_create failed")
+                }
+            }
+            var type = Int32(V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue)
+            try dev.ioctl(CV4L2_VIDIOC_STREAMON(), &type, step: "starting the stream (VIDIOC_STREAMON)")
+            sourceFormat = fmt
+        } catch {
+            for (pointer, length) in mapped { _ = v4l2_munmap(pointer, length) }
+            if let converter { v4lconvert_destroy(converter) }
+            dev.close()
+            throw error
+        }
+        device = dev
+        mappings = mapped
+        width = camera.format.width
+        height = camera.format.height
+        bytesPerLine = Int(sourceFormat.fmt.pix.bytesperline)
+        self.converter = converter
+        pool = direct == nil ? PixelBufferPool(bufferSize: PixelFormat.i420.byteCount(width: width, height: height), count: 6) : nil
+    }
+
+    /// Captures until `stop` is set or the device fails; then stops streaming.
+    package func run(stop: StopFlag, handler: @Sendable (VideoSourceEvent) -> Void) {
+        var lastSequence: UInt32?
+        var frameCount: UInt64 = 0
+        while !stop.isSet {
+            var pfd = pollfd(fd: device.fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&pfd, 1, 100)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                handler(.interrupted(InterruptionReason(source: device.path, message: "poll failed: \(String(cString: strerror(errno)))")))
+                break
+            }
+            if ready == 0 { continue }
+            if pfd.revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 && pfd.revents & Int16(POLLIN) == 0 {
+                handler(.interrupted(InterruptionReason(source: device.path, message: "the camera was disconnected (poll reported an error)")))
+                break
+            }
+            var buffer = v4l2_buffer()
+            buffer.type = UInt32(V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue)
+            buffer.memory = UInt32(V4L2_MEMORY_MMAP.rawValue)
+            let e = device.ioctl(CV4L2_VIDIOC_DQBUF(), &buffer)
+            if e == EAGAIN { continue }
+            if e != 0 {
+                let lost = e == ENODEV || e == ENXIO
+                handler(.interrupted(InterruptionReason(
+                    source: device.path,
+                    message: lost ? "the camera was disconnected (ENODEV)" : "taking a frame (VIDIOC_DQBUF) failed: \(String(cString: strerror(e)))")))
+                break
+            }
+            if let last = lastSequence {
+                let gap = buffer.sequence &- last &- 1
+                if gap > 0 && gap < 1_000_000 { handler(.dropped(count: Int(gap))) }
+            }
+            lastSequence = buffer.sequence
+            if buffer.flags & UInt32(V4L2_BUF_FLAG_ERROR) != 0 {
+                requeue(buffer.index)
+                handler(.corrupted)
+                continue
+            }
+            let timestamp = Self.timestamp(of: buffer)
+            frameCount += 1
+            if let direct {
+                deliverDirect(buffer, format: direct, timestamp: timestamp, handler: handler)
+            } else {
+                deliverConverted(buffer, timestamp: timestamp, handler: handler)
+            }
+        }
+        shutdown()
+    }
+
+    /// The driver's capture time when it is on the monotonic clock and plausible (within a
+    /// second of now), else now.
+    ///
+    /// The window reaches into the future too: a driver may stamp a buffer with the end of its
+    /// exposure before that moment has come. vivid stamps 0.9 of a frame period ahead of the
+    /// moment it completes a buffer, so at 25 fps its buffers are dequeued 28–35 ms before
+    /// their timestamps. Accepting only past times replaced every such timestamp with the
+    /// arrival time, and would mix the two clocks whenever a buffer is dequeued late.
+    static func timestamp(of buffer: v4l2_buffer) -> UInt64 {
+        let now = MonotonicClock.now()
+        guard buffer.flags & UInt32(V4L2_BUF_FLAG_TIMESTAMP_MASK) == UInt32(V4L2_BUF_FLAG_TIMESTAMP_MONOTONIC) else { return now }
+        let ns = UInt64(max(0, buffer.timestamp.tv_sec)) &* 1_000_000_000 &+ UInt64(max(0, buffer.timestamp.tv_usec)) &* 1000
+        // A wrapped or bogus driver timestamp must not corrupt the timeline.
+        let distance = ns > now ? ns - now : now - ns
+        return distance < 1_000_000_000 ? ns : now
+    }
+
+    private func deliverDirect(_ buffer: v4l2_buffer, format: PixelFormat, timestamp: UInt64,
+                               handler: @Sendable (VideoSourceEvent) -> Void) {
+        let stride = max(bytesPerLine, width)
+        let needed = stride * height + stride * ((height + 1) / 2)
+        guard Int(buffer.bytesused) >= needed || buffer.bytesused == 0 && mappings[Int(buffer.index)].length >= needed else {
+            requeue(buffer.index)
+            handler(.corrupted)
+            return
+        }
+        let base = mappings[Int(buffer.index)].pointer
+        let chroma = (height + 1) / 2
+        let y = PlaneView(baseAddress: UnsafeRawPointer(base), bytesPerRow: stride, height: height)
+        let planes: [PlaneView]
+        switch format {
+        case .i420:
+            let u = base + stride * height
+            let v = u + (stride / 2) * chroma
+            planes = [y, PlaneView(baseAddress: UnsafeRawPointer(u), bytesPerRow: stride / 2, height: chroma),
+                      PlaneView(baseAddress: UnsafeRawPointer(v), bytesPerRow: stride / 2, height: chroma)]
+        case .nv12:
+            planes = [y, PlaneView(baseAddress: UnsafeRawPointer(base + stride * height), bytesPerRow: stride, height: chroma)]
+        }
+        lending.withLock { $0.outstanding += 1 }
+        let lease = BufferLease(stream: self, index: buffer.index)
+        handler(.frame(VideoFrame(width: width, height: height, pixelFormat: format, timestamp: timestamp,
+                                  sequenceNumber: UInt64(buffer.sequence), planes: planes, storage: lease)))
+    }
+
+    private func deliverConverted(_ buffer: v4l2_buffer, timestamp: UInt64, handler: @Sendable (VideoSourceEvent) -> Void) {
+        guard let pool, let lease = pool.lease() else {
+            requeue(buffer.index)
+            handler(.dropped(count: 1))
+            return
+        }
+        var source = sourceFormat
+        var destination = sourceFormat
+        destination.fmt.pix.pixelformat = V4L2PixelFormat.yuv420.rawValue
+        destination.fmt.pix.bytesperline = UInt32(width)
+        destination.fmt.pix.sizeimage = UInt32(pool.bufferSize)
+        let size = Int(buffer.bytesused == 0 ? UInt32(mappings[Int(buffer.index)].length) : buffer.bytesused)
+        let written = v4lconvert_convert(converter, &source, &destination,
+                                         mappings[Int(buffer.index)].pointer.assumingMemoryBound(to: UInt8.self), Int32(size),
+                                         lease.base.assumingMemoryBound(to: UInt8.self), Int32(pool.bufferSize))
+        requeue(buffer.index)
+        guard written > 0 else {
+            handler(.corrupted)
+            return
+        }
+        handler(.frame(VideoFrame(packed: lease.base, width: width, height: height, pixelFormat: .i420, timestamp: timestamp,
+                                  sequenceNumber: UInt64(buffer.sequence), storage: lease)))
+    }
+
+    /// Gives a buffer back to the driver.
+    fileprivate func requeue(_ index: UInt32) {
+        guard !lending.withLock({ $0.closing }) else { return }
+        var buffer = v4l2_buffer()
+        buffer.index = index
+        buffer.type = UInt32(V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue)
+        buffer.memory = UInt32(V4L2_MEMORY_MMAP.rawValue)
+        _ = device.ioctl(CV4L2_VIDIOC_QBUF(), &buffer)
+    }
+
+    fileprivate func returnLent(_ index: UInt32) {
+        requeue(index)
+        let teardown: Bool = lending.withLock { s in
+            s.outstanding -= 1
+            return s.closing && s.outstanding == 0 && !s.closed ? { s.closed = true; return true }() : false
+        }
+        if teardown { release() }
+    }
+
+    /// Stops streaming; the buffers and the device are released once no frame holds them.
+    private func shutdown() {
+        var type = Int32(V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue)
+        let teardown: Bool = lending.withLock { s in
+            s.closing = true
+            return s.outstanding == 0 && !s.closed ? { s.closed = true; return true }() : false
+        }
+        _ = device.ioctl(CV4L2_VIDIOC_STREAMOFF(), &type)
+        if teardown { release() }
+    }
+
+    private func release() {
+        for (pointer, length) in mappings { _ = v4l2_munmap(pointer, length) }
+        if let converter { v4lconvert_destroy(converter) }
+        device.close()
+    }
+}
+
+/// A V4L2 buffer lent to frames; queued back to the driver when the last frame lets go.
+private final class BufferLease: Sendable {
+    package let stream: V4L2Stream
+    package let index: UInt32
+    package init(stream: V4L2Stream, index: UInt32) {
+        self.stream = stream
+        self.index = index
+    }
+    deinit { stream.returnLent(index) }
+}

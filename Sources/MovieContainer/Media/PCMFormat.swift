@@ -1,0 +1,39 @@
+/// The layout of uncompressed PCM audio: rate, channels and sample format.
+public struct PCMFormat: Hashable, Sendable, CustomStringConvertible {
+    /// Frames per second.
+    public var sampleRate: UInt32
+    public var channelCount: UInt16
+    /// Bits per channel sample: 16, 24 or 32 for integers, 32 or 64 for floats.
+    public var bitsPerChannel: UInt16
+    public var isFloat: Bool
+    public var isBigEndian: Bool
+
+    public init(sampleRate: UInt32, channelCount: UInt16, bitsPerChannel: UInt16 = 16, isFloat: Bool = false,
+                isBigEndian: Bool = false) {
+        self.sampleRate = sampleRate
+        self.channelCount = channelCount
+        self.bitsPerChannel = bitsPerChannel
+        self.isFloat = isFloat
+        self.isBigEndian = isBigEndian
+    }
+
+    /// Signed 16-bit little-endian samples (ALSA's S16_LE).
+    public static func int16(sampleRate: UInt32, channelCount: UInt16) -> PCMFormat {
+        PCMFormat(sampleRate: sampleRate, channelCount: channelCount)
+    }
+
+    /// Bytes for one frame: one sample of every channel.
+    public var bytesPerFrame: Int { Int(channelCount) * Int(bitsPerChannel) / 8 }
+
+    /// Checks that the format is one a movie can describe.
+    public func validate() throws(MovieFormatError) {
+        let validBits: Set<UInt16> = isFloat ? [32, 64] : [16, 24, 32]
+        guard sampleRate > 0, channelCount > 0, validBits.contains(bitsPerChannel) else {
+            throw .invalidValue("stsd", "PCM format \(self) is not supported: use 16-, 24- or 32-bit integers or 32- or 64-bit floats, at least one channel and a non-zero rate")
+        }
+    }
+
+    public var description: String {
+        "\(isFloat ? "f" : "s")\(bitsPerChannel)\(isBigEndian ? "be" : "le") \(sampleRate) Hz \(channelCount) ch"
+    }
+}

@@ -1,0 +1,314 @@
+import MovieContainer
+#if canImport(Glibc)
+import Glibc
+import CLinux
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension FileError {
+    /// An error for `step` on `path` that failed with the system error number `errno`.
+    package init(path: String, step: String, errno: Int32) {
+        let code: Code
+        switch errno {
+        case ENOENT: code = .notFound
+        case EACCES, EPERM, EROFS: code = .permissionDenied
+        case EEXIST: code = .alreadyExists
+        case ENOSPC, EDQUOT: code = .noSpace
+        case EFBIG: code = .fileTooLarge
+        case EIO: code = .ioError
+        case EISDIR: code = .isDirectory
+        default: code = .other
+        }
+        self.init(code: code, path: path, step: step, errno: errno, reason: String(cString: strerror(errno)))
+    }
+}
+
+/// An open file, read and written by absolute offset.
+///
+/// The descriptor is closed by ``close()``; `deinit` closes one that was left open, so a
+/// thrown error never leaks it. The corresponding C functions are `open`, `pread`, `pwrite`,
+/// `fdatasync`, `fstat` and `close`; calls interrupted by a signal are retried.
+package final class RandomAccessFile: MovieByteSink, MovieByteSource, MovieScratchStorage, @unchecked Sendable {
+    // @unchecked: the descriptor is only changed by `close()`; concurrent reads and writes
+    // at distinct offsets are what `pread`/`pwrite` are for.
+    private var descriptor: Int32
+    /// The path the file was opened with, for messages.
+    package let path: String
+
+    /// How to open a file.
+    package enum Mode: Sendable {
+        /// Read only; the file must exist.
+        case read
+        /// Read and write an existing file, never truncating it.
+        case update
+        /// Create a new file for writing; fail if it exists.
+        case createNew
+        /// Create or truncate a file for writing.
+        case createOrTruncate
+    }
+
+    /// Opens `path`.
+    /// - Throws: ``FileError`` naming the path and the step.
+    package init(path: String, mode: Mode) throws {
+        self.path = path
+        let flags: Int32
+        switch mode {
+        case .read: flags = O_RDONLY
+        case .update: flags = O_RDWR
+        case .createNew: flags = O_RDWR | O_CREAT | O_EXCL
+        case .createOrTruncate: flags = O_RDWR | O_CREAT | O_TRUNC
+        }
+        var fd: Int32
+        repeat { fd = open(path, flags | O_CLOEXEC, 0o644) } while fd < 0 && errno == EINTR
+        guard fd >= 0 else {
+            throw FileError(path: path, step: mode == .read || mode == .update ? "opening" : "creating", errno: errno)
+        }
+        var info = stat()
+        if fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
+            Glibc.close(fd)
+            throw FileError(path: path, step: "opening", errno: EISDIR)
+        }
+        descriptor = fd
+    }
+
+    private init(descriptor: Int32, path: String) {
+        self.descriptor = descriptor
+        self.path = path
+    }
+
+    deinit {
+        if descriptor >= 0 { Glibc.close(descriptor) }
+    }
+
+    /// Creates an unnamed scratch file in the directory of `path`, on the same file system as
+    /// the file it serves: it is unlinked as soon as it is created, so it never shows up in the
+    /// directory and its space is freed when it is closed or the process ends, even by a crash.
+    /// The corresponding C functions are `mkstemp` and `unlink`.
+    /// - Throws: ``FileError`` naming the directory and the step.
+    package static func scratchFile(beside path: String) throws -> RandomAccessFile {
+        let directory = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
+        var template = Array(((directory.isEmpty ? "" : directory) + "/.movrec-scratch-XXXXXX").utf8CString)
+        var fd: Int32
+        repeat {
+            fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        } while fd < 0 && errno == EINTR
+        let name = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        guard fd >= 0 else { throw FileError(path: name, step: "creating a scratch file", errno: errno) }
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)  // as O_CLOEXEC does for the other files (mkostemp is a GNU extension Swift does not see)
+        guard unlink(name) == 0 else {
+            let error = FileError(path: name, step: "unlinking a new scratch file", errno: errno)
+            Glibc.close(fd)
+            _ = unlink(name)
+            throw error
+        }
+        return RandomAccessFile(descriptor: fd, path: "scratch file in \(directory.isEmpty ? "/" : directory)")
+    }
+
+    /// A scratch file beside this one (``scratchFile(beside:)``), for the sample tables a
+    /// ``MovieWriter`` sets aside during a long recording; `nil` when none can be created there
+    /// (a directory the process may not write to), so the writer keeps the tables in memory
+    /// rather than failing a recording that could go on.
+    package func makeScratchStorage() throws -> (any MovieScratchStorage)? {
+        try? RandomAccessFile.scratchFile(beside: path)
+    }
+
+    /// Closes the file. Later calls throw.
+    package func close() throws {
+        guard descriptor >= 0 else { return }
+        let fd = descriptor
+        descriptor = -1
+        guard Glibc.close(fd) == 0 || errno == EINTR else { throw FileError(path: path, step: "closing", errno: errno) }
+    }
+
+    private func checkedDescriptor(_ step: String) throws -> Int32 {
+        guard descriptor >= 0 else { throw FileError(path: path, step: step, errno: EBADF) }
+        return descriptor
+    }
+
+    /// The open descriptor, for mapping.
+    package func rawDescriptor() throws -> Int32 { try checkedDescriptor("mapping") }
+
+    /// The file's size in bytes.
+    package var size: UInt64 {
+        var info = stat()
+        guard descriptor >= 0, fstat(descriptor, &info) == 0 else { return 0 }
+        return UInt64(info.st_size)
+    }
+
+    package func read(at offset: UInt64, count: Int) throws -> [UInt8] {
+        var result = [UInt8](repeating: 0, count: count)
+        let done = try result.withUnsafeMutableBytes { try read(at: offset, into: $0) }
+        if done < count { result.removeLast(count - done) }
+        return result
+    }
+
+    /// Reads bytes at `offset` into `buffer`, without an intermediate copy.
+    /// - Returns: The number of bytes read: `buffer.count`, or fewer at the end of the file.
+    /// - Throws: ``FileError`` naming the path, the byte count and the offset.
+    package func read(at offset: UInt64, into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        let fd = try checkedDescriptor("reading")
+        var done = 0
+        while done < buffer.count {
+            let n = pread(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw FileError(path: path, step: "reading \(buffer.count) bytes at byte \(offset)", errno: errno)
+            }
+            if n == 0 { break }
+            done += n
+        }
+        return done
+    }
+
+    package func write(_ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws {
+        let fd = try checkedDescriptor("writing")
+        var done = 0
+        while done < bytes.count {
+            let n = pwrite(fd, bytes.baseAddress! + done, min(bytes.count - done, Self.maximumWriteSize), off_t(offset) + off_t(done))
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw FileError(path: path, step: "writing \(bytes.count) bytes at byte \(offset)", errno: errno)
+            }
+            done += n
+        }
+    }
+
+    /// Writes `buffers` one after another from `offset` with `pwritev`, up to `IOV_MAX` buffers
+    /// and ``maximumWriteSize`` bytes a call, continuing after a partial write.
+    package func write(gathering buffers: [UnsafeRawBufferPointer], at offset: UInt64) throws {
+        let fd = try checkedDescriptor("writing")
+        let total = buffers.reduce(0) { $0 + $1.count }
+        var vectors = buffers.compactMap { buffer in
+            buffer.isEmpty ? nil : iovec(iov_base: UnsafeMutableRawPointer(mutating: buffer.baseAddress), iov_len: buffer.count)
+        }
+        var first = 0
+        var position = off_t(offset)
+        try vectors.withUnsafeMutableBufferPointer { vectors in
+            while first < vectors.count {
+                var end = first, bytes = 0
+                while end < vectors.count, end - first < Self.maximumVectors, bytes < Self.maximumWriteSize {
+                    bytes += vectors[end].iov_len
+                    end += 1
+                }
+                // The last buffer may reach past the limit: this call writes only its start.
+                let excess = max(0, bytes - Self.maximumWriteSize)
+                vectors[end - 1].iov_len -= excess
+                let n = pwritev(fd, vectors.baseAddress! + first, Int32(end - first), position)
+                vectors[end - 1].iov_len += excess
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw FileError(path: path, step: "writing \(total) bytes at byte \(offset)", errno: errno)
+                }
+                guard n > 0 else { throw FileError(path: path, step: "writing \(total) bytes at byte \(offset)", errno: EIO) }
+                position += off_t(n)
+                var left = n
+                while left > 0, left >= vectors[first].iov_len {  // whole buffers written
+                    left -= vectors[first].iov_len
+                    first += 1
+                }
+                if left > 0 {  // a partial write ends inside this buffer
+                    vectors[first].iov_base = vectors[first].iov_base! + left
+                    vectors[first].iov_len -= left
+                }
+            }
+        }
+    }
+
+    /// The most buffers one `pwritev` takes (`IOV_MAX`, 1024 on Linux).
+    private static let maximumVectors = 1024
+
+    /// The most bytes one write call takes; longer writes are split.
+    ///
+    /// A buffered write gets page-cache folios as large as the part of the write that falls
+    /// in them (up to 2 MiB on ext4 since Linux 6.x), and a large folio needs a free block of
+    /// that order. In a virtual machine that hands free memory back to its host (virtio-balloon
+    /// free page reporting, as here), those blocks are the ones the host has taken back, and
+    /// every first touch of them is a host page fault: on the benchmark machine 70 MB written
+    /// 4 MiB a call took 18–215 ms (median 116) against 17–23 ms 512 KiB a call, interleaved
+    /// with ffmpeg runs (Benchmarks/README.md, row 17). `cp` and the stdio-buffered tools write
+    /// at most a pipe's or a buffer's worth a call and never pay it; 512 KiB a call costs
+    /// about one system call per 100 µs of copying.
+    package static let maximumWriteSize = 512 << 10
+
+    /// Reserves disk blocks for the first `count` bytes before they are written, without
+    /// changing the file's size (`fallocate` with `FALLOC_FL_KEEP_SIZE`).
+    ///
+    /// Writes into reserved blocks skip the file system's per-block allocation (on ext4 about a
+    /// tenth of a buffered write), and a full disk shows before anything is written. Blocks
+    /// reserved past the end stay allocated until the file is cut (``truncate(to:)``, even to
+    /// its own size, gives them back).
+    /// - Throws: ``FileError`` (``FileError/Code/noSpace``) when the disk cannot hold them; a file
+    ///   system that cannot reserve is not an error.
+    package func reserve(_ count: UInt64) throws {
+        let fd = try checkedDescriptor("reserving space")
+        guard count > 0, count <= UInt64(Int64.max) else { return }
+        var result: Int32
+        repeat { result = CLinux_fallocate(fd, CLinux_FALLOC_FL_KEEP_SIZE(), 0, Int64(count)) } while result < 0 && errno == EINTR
+        if result < 0, errno == ENOSPC || errno == EDQUOT || errno == EFBIG {
+            throw FileError(path: path, step: "reserving \(count) bytes", errno: errno)
+        }
+    }
+
+    package func synchronize() throws {
+        let fd = try checkedDescriptor("syncing")
+        var result: Int32
+        repeat { result = fdatasync(fd) } while result < 0 && errno == EINTR
+        guard result == 0 else { throw FileError(path: path, step: "flushing to disk (fdatasync)", errno: errno) }
+    }
+
+    package func truncate(to size: UInt64) throws {
+        let fd = try checkedDescriptor("truncating")
+        guard ftruncate(fd, off_t(size)) == 0 else { throw FileError(path: path, step: "cutting the file to \(size) bytes", errno: errno) }
+    }
+
+    /// A Boolean value that indicates whether the file still has a name on disk: false once it,
+    /// or its directory, was deleted while open (writes then go nowhere anyone can find).
+    package var isLinked: Bool {
+        var info = stat()
+        guard descriptor >= 0, fstat(descriptor, &info) == 0 else { return false }
+        return info.st_nlink > 0
+    }
+
+    /// Whether a path exists.
+    package static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0
+    }
+
+    /// Removes a file; a missing file is not an error.
+    package static func remove(_ path: String) throws {
+        guard unlink(path) == 0 || errno == ENOENT else { throw FileError(path: path, step: "removing", errno: errno) }
+    }
+
+    /// The whole file's bytes, mapped read-only (`mmap`) and, unless asked otherwise, read ahead
+    /// into memory, without a copy; a file that cannot be mapped is read instead. The mapping outlives this object and
+    /// is removed (`munmap`) when the last reference to the bytes goes.
+    ///
+    /// - Important: the file must not be truncated while it is mapped: reading a page past its
+    ///   new end raises `SIGBUS`. Nor should it be written, or the bytes change.
+    /// - Throws: ``FileError`` when the file cannot be read.
+    /// - Parameter readAhead: fault every page in now; `false` leaves that to the first reads,
+    ///   for a caller that reads on another thread or only part of the file.
+    package func mappedContents(readAhead: Bool = true) throws -> ImmutableBytes {
+        let count = Int(size)
+        // Read ahead only what memory can hold; a larger file is faulted in as it is used.
+        guard count > 0, let region = map(at: 0, count: count, budget: nil, populate: readAhead && count <= Self.readAheadLimit) else {
+            return ImmutableBytes(try read(at: 0, count: count))  // empty, or not mappable: not a regular file
+        }
+        // The bytes keep the region, which unmaps itself when they go.
+        return ImmutableBytes(unsafeUnchangingBuffer: UnsafeRawBufferPointer(start: region.base, count: count)) { _ in
+            withExtendedLifetime(region) {}
+        }
+    }
+
+    /// The largest file ``mappedContents()`` reads ahead in one go.
+    private static let readAheadLimit = 1 << 31
+
+    /// Reads a whole file.
+    package static func readAll(_ path: String) throws -> [UInt8] {
+        let file = try RandomAccessFile(path: path, mode: .read)
+        defer { try? file.close() }
+        return try file.read(at: 0, count: Int(file.size))
+    }
+}
