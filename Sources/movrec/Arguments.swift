@@ -8,7 +8,7 @@ struct Arguments {
 
     init(_ words: [String]) { self.words = words }
 
-    /// A usage error: the message is printed with the command's usage and the exit code is 2.
+    /// A usage error: one line naming the bad argument, a pointer to `movrec help COMMAND`, exit code 2.
     struct UsageError: Error, CustomStringConvertible {
         let description: String
     }
@@ -50,4 +50,10 @@ struct Arguments {
             throw UsageError(description: positional.count < positionalCount.lowerBound ? "missing file argument" : "unexpected argument \(positional.last!)")
         }
     }
+}
+
+/// A failure put in the command line's words (its options rather than the library's
+/// parameters); exit code 1.
+struct CommandError: Error, CustomStringConvertible {
+    let description: String
 }

@@ -1,11 +1,31 @@
 import MovieContainer
 import MovieCapture
 import MovieEncoding
+import MovieRecorder
 #if canImport(Glibc)
 import Glibc
 #endif
-import MovieRecorder
-import Synchronization
+
+/// `movrec record`: a movie from a camera, the test pattern or a file.
+enum RecordCommand {
+    static let usage = """
+        record OUT.mov [--video DEVICE|testsrc|FILE.y4m] [--audio DEVICE|tone|FILE.wav|none]
+               [--size WxH] [--fps N[/D]] [--rotation A] [--mirror] [--duration S] [--overwrite]
+               [--preset P] [--tune T] [--profile P] [--crf N | --bitrate KBITS] [--keyint N]
+               [--bframes N] [--threads N] [--x264-params k=v:k=v] [--quiet]
+               [--gravity iio[:NAME|:PATH] | manual] [--mounting front|back|external[:ROTATION]]
+               [--max-size BYTES[K|M|G]] [--min-free BYTES[K|M|G]]
+               [--fragment-interval S | --no-fragments] [--sync]
+            Record H.264 and PCM into a QuickTime movie from a V4L2 camera (default /dev/video0),
+            the test pattern or a Y4M file, and an ALSA device, a tone or a WAV file (default
+            none). The rotation goes into the track matrix. Ctrl-C or SIGTERM stops cleanly with
+            a finalized movie; --duration stops after that many seconds of media. With --gravity
+            the angle comes from the accelerometer and the camera's mounting (the driver's, or
+            --mounting) instead of --rotation. A movie fragment is written every second (or
+            --fragment-interval), so a crash or kill loses at most about that much (`movrec repair`
+            finishes such a file); --sync also flushes each fragment to the disk.
+        """
+}
 
 /// `movrec record OUT.mov [--video DEVICE|testsrc|FILE.y4m] [--audio DEVICE|tone|FILE.wav|none] …`
 func record(_ arguments: Arguments) async throws -> Int32 {
@@ -214,127 +234,4 @@ func format(_ value: Double, _ decimals: Int) -> String {
     guard decimals > 0 else { return String(whole) }
     let digits = String(fraction)
     return "\(whole).\(String(repeating: "0", count: decimals - digits.count))\(digits)"
-}
-
-func makeVideoSource(_ spec: String, size: (Int, Int)?, frameRate: FrameRate?) throws -> any VideoSource {
-    if spec == "testsrc" {
-        let (w, h) = size ?? (1280, 720)
-        return try TestPatternSource(width: w, height: h, frameRate: frameRate ?? FrameRate(frames: 30))
-    }
-    if spec.hasSuffix(".y4m") {
-        return try Y4MFileSource(path: spec)
-    }
-    return try V4L2Camera(path: spec, width: size?.0, height: size?.1, frameRate: frameRate)
-}
-
-func makeAudioSource(_ spec: String) throws -> (any AudioSource)? {
-    switch spec {
-    case "none": return nil
-    case "tone": return try ToneSource()
-    default:
-        if spec.hasSuffix(".wav") { return try WAVFileSource(path: spec) }
-        return try ALSAMicrophone(device: spec)
-    }
-}
-
-func makeGravitySource(_ spec: String) throws -> any GravitySource {
-    if spec == "manual" { return ManualGravitySource(.upright(rotatedClockwise: 0)) }
-    guard spec == "iio" || spec.hasPrefix("iio:") else {
-        throw Arguments.UsageError(description: "--gravity \(spec) is not iio, iio:NAME, iio:/sys/bus/iio/devices/iio:deviceN or manual")
-    }
-    let device = spec.dropFirst(4)
-    if device.hasPrefix("/") { return try IIOAccelerometer(path: String(device)) }
-    return try IIOAccelerometer.find(named: device.isEmpty ? nil : String(device))
-}
-
-func parseMounting(_ text: String) throws -> CameraMounting {
-    let parts = text.split(separator: ":")
-    let rotation = parts.count > 1 ? Int(parts[1]) : 0
-    guard let rotation, [0, 90, 180, 270].contains(rotation) else {
-        throw Arguments.UsageError(description: "--mounting \(text) needs a sensor rotation of 0, 90, 180 or 270")
-    }
-    switch parts.first {
-    case "front": return CameraMounting(position: .front, sensorRotation: rotation)
-    case "back": return CameraMounting(position: .back, sensorRotation: rotation)
-    case "external": return CameraMounting(position: .external, sensorRotation: rotation)
-    default: throw Arguments.UsageError(description: "--mounting \(text) is not front, back or external[:ROTATION]")
-    }
-}
-
-/// `movrec photo OUT.jpg [--video DEVICE|testsrc] [--size WxH] [--rotation A] [--mirror] [--quality N] [--overwrite]`
-func photo(_ arguments: Arguments) async throws -> Int32 {
-    var args = arguments
-    let videoSpec = try args.option("--video") ?? "/dev/video0"
-    let sizeText = try args.option("--size")
-    let rotationText = try args.option("--rotation") ?? "0"
-    let qualityText = try args.option("--quality") ?? "90"
-    let mirror = args.flag("--mirror")
-    let overwrite = args.flag("--overwrite")
-    try args.finish(positionalCount: 1...1)
-    guard let angle = Double(rotationText) else { throw Arguments.UsageError(description: "--rotation \(rotationText) is not a number") }
-    guard let quality = Int(qualityText) else { throw Arguments.UsageError(description: "--quality \(qualityText) is not a whole number") }
-    var size: (Int, Int)?
-    if let sizeText {
-        let parts = sizeText.split(separator: "x")
-        guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]) else {
-            throw Arguments.UsageError(description: "--size \(sizeText) is not WIDTHxHEIGHT")
-        }
-        size = (w, h)
-    }
-    let video = try makeVideoSource(videoSpec, size: size, frameRate: nil)
-    let model = (video as? V4L2Camera)?.device.name ?? video.name
-    let output = PhotoOutput(model: model)
-    try output.setVideoRotationAngle(angle)
-    output.setVideoMirrored(mirror)
-    let session = CaptureSession()
-    try await session.configure { config in
-        try config.addInput(video)
-        try config.addOutput(output)
-    }
-    try await session.startRunning()
-    do {
-        let result = try await output.capturePhoto(to: args.positional[0], overwrite: overwrite,
-                                                   settings: PhotoSettings(quality: quality, model: model))
-        await session.stopRunning()
-        print(result)
-        return 0
-    } catch {
-        await session.stopRunning()
-        throw error
-    }
-}
-
-/// `movrec devices`
-func devices(_ args: inout Arguments) throws -> Int32 {
-    try args.finish(positionalCount: 0...0)
-    let cameras = V4L2Camera.devices()
-    print("cameras:")
-    if cameras.isEmpty { print("  (none: no /dev/video* capture device, or no permission — add the user to the 'video' group)") }
-    for camera in cameras { print("  " + camera.description) }
-    let microphones = ALSAMicrophone.devices()
-    print("microphones:")
-    if microphones.isEmpty { print("  (none found by ALSA)") }
-    for mic in microphones { print("  \(mic.name): \(mic.description)") }
-    print("synthetic: --video testsrc, --audio tone; files: --video FILE.y4m, --audio FILE.wav")
-    return 0
-}
-
-/// The first SIGINT or SIGTERM received, 0 before: stored by the signal handler (a lock-free
-/// atomic store is async-signal-safe) and polled by the recording loop.
-let receivedSignal = Atomic<Int32>(0)
-
-/// Installs handlers for SIGINT and SIGTERM: the first asks for a clean stop, a second one
-/// leaves at once.
-func installSignalHandlers() {
-    _ = receivedSignal.load(ordering: .relaxed)  // initialise the global before a handler can touch it
-    var action = sigaction()
-    action.__sigaction_handler.sa_handler = { signal in
-        if receivedSignal.exchange(signal, ordering: .relaxed) != 0 { _exit(128 + signal) }
-    }
-    sigemptyset(&action.sa_mask)
-    sigaction(SIGINT, &action, nil)
-    sigaction(SIGTERM, &action, nil)
-    // Past a file size limit (ulimit -f), fail the write with EFBIG instead of dying, so the
-    // movie can still be finalized.
-    signal(SIGXFSZ, SIG_IGN)
 }

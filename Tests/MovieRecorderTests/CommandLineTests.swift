@@ -66,12 +66,56 @@ import Testing
         #expect(try RandomAccessFile.readAll(input) == original, "the input is untouched")
     }
 
-    @Test func usageErrorsExitWithTwo() throws {
-        for arguments in [[], ["frobnicate"], ["inspect"], ["rotate", "x.mov"], ["inspect", "--bogus", "x.mov"]] {
+    /// A usage error is one line naming the bad argument and a pointer to the command's help,
+    /// not the whole usage.
+    @Test func usageErrorsExitWithTwoAndOneLine() throws {
+        let cases: [([String], String, String)] = [
+            ([], "no command given", "See 'movrec help'."),
+            (["frobnicate"], "unknown command 'frobnicate'", "See 'movrec help'."),
+            (["inspect"], "inspect: missing file argument", "See 'movrec help inspect'."),
+            (["rotate", "x.mov"], "rotate: --angle is required", "See 'movrec help rotate'."),
+            (["inspect", "--bogus", "x.mov"], "inspect: unknown option --bogus", "See 'movrec help inspect'."),
+        ]
+        for (arguments, message, hint) in cases {
             let result = try run(movrecPath(), arguments)
             #expect(result.status == 2, "\(arguments)")
-            #expect(result.error.contains("usage: movrec"), "\(arguments)")
+            let lines = result.error.split(separator: "\n").map(String.init)
+            #expect(lines == ["movrec: " + message, hint], "\(arguments): \(result.error)")
         }
+    }
+
+    @Test func helpForOneCommandShowsItsUsage() throws {
+        let result = try run(movrecPath(), ["help", "mux"])
+        #expect(result.status == 0)
+        #expect(result.output.hasPrefix("usage: movrec mux OUT.mov --video FILE.264"), "\(result.output)")
+        #expect(!result.output.contains("record OUT.mov"), "only mux's usage")
+        let all = try run(movrecPath(), ["help"])
+        for command in ["inspect", "rotate", "record", "photo", "repair", "devices", "mux"] {
+            #expect(all.output.contains("\n  \(command)"), "movrec help lists \(command)")
+        }
+    }
+
+    /// A photo over an existing file names the command line's option, not the library's
+    /// parameter.
+    @Test func photoOverAnExistingFileNamesTheOption() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let path = dir.file("still.jpg")
+        try RandomAccessFile(path: path, mode: .createNew).close()
+        let result = try run(movrecPath(), ["photo", path, "--video", "testsrc", "--size", "320x240"])
+        #expect(result.status == 1)
+        #expect(result.error.contains("\(path) exists; choose another name, or pass --overwrite"), "\(result.error)")
+        #expect(!result.error.contains("overwrite: true"))
+    }
+
+    /// A directory given as the movie's path is called a directory, not "File exists".
+    @Test func aDirectoryAsTheOutputIsNamedSo() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let result = try run(movrecPath(), ["record", dir.path, "--video", "testsrc", "--size", "320x240", "--duration", "0.2", "--quiet"])
+        #expect(result.status == 1)
+        #expect(result.error.contains("Is a directory") && result.error.contains("give a file path, not a directory"), "\(result.error)")
+        #expect(!result.error.contains("File exists"))
     }
 
     @Test func missingFileIsAnActionableError() throws {

@@ -62,7 +62,11 @@ package final class RandomAccessFile: MovieByteSink, MovieByteSource, MovieScrat
         var fd: Int32
         repeat { fd = open(path, flags | O_CLOEXEC, 0o644) } while fd < 0 && errno == EINTR
         guard fd >= 0 else {
-            throw FileError(path: path, step: mode == .read || mode == .update ? "opening" : "creating", errno: errno)
+            var code = errno
+            // O_CREAT | O_EXCL reports a directory as EEXIST; name what is really there.
+            var existing = stat()
+            if code == EEXIST, stat(path, &existing) == 0, (existing.st_mode & S_IFMT) == S_IFDIR { code = EISDIR }
+            throw FileError(path: path, step: mode == .read || mode == .update ? "opening" : "creating", errno: code)
         }
         var info = stat()
         if fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {

@@ -16,6 +16,18 @@ public protocol OutputService: AnyObject, Sendable {
     func setVideoRotationAngle(_ angle: Double) throws(OrientationError)
     /// Sets whether pictures are flipped left to right after the rotation.
     func setVideoMirrored(_ mirrored: Bool)
+    /// Returns a Boolean value that indicates whether the output can apply `angle`, as
+    /// `AVCaptureConnection.isVideoRotationAngleSupported(_:)` does.
+    func isVideoRotationAngleSupported(_ angle: Double) -> Bool
+}
+
+extension OutputService {
+    /// Returns a Boolean value that indicates whether the output can apply `angle`: `true` for
+    /// 0, 90, 180 and 270, the angles a movie's track matrix, a photo's Exif orientation and a
+    /// video frame's orientation can state; `false` for any other angle.
+    public func isVideoRotationAngleSupported(_ angle: Double) -> Bool {
+        (try? VideoOrientation(rotationAngle: angle)) != nil
+    }
 }
 
 /// What a running session tells its outputs about the sources feeding them.

@@ -100,14 +100,14 @@ final class RecordingPipeline: Sendable {
         do {
             encoder = try H264Encoder(format: video.format, timescale: timescale, settings: settings.encoder)
         } catch let error as EncoderError {
-            throw RecordingError(.encoderFailed, "MovieFileOutput: starting the encoder: \(error.message)")
+            throw RecordingError(.encoderFailed, "MovieFileOutput: starting the encoder: \(error.message)", underlyingError: error)
         }
         do {
             file = try RandomAccessFile(path: settings.path, mode: settings.overwrite ? .createOrTruncate : .createNew)
         } catch let error as FileError {
             encoder.close()
             throw RecordingError(error.code == .alreadyExists ? .fileExists : .fileError,
-                                 "MovieFileOutput: creating the movie file: \(error)")
+                                 "MovieFileOutput: creating the movie file: \(error)", underlyingError: error)
         }
         var items = settings.metadata
         if !items.contains(where: { $0.key == MetadataItem.creationDate(settings.metadataCreationTime).key }) {
@@ -127,7 +127,7 @@ final class RecordingPipeline: Sendable {
             encoder.close()
             try? file.close()
             try? RandomAccessFile.remove(settings.path)
-            throw RecordingError(.fileError, "MovieFileOutput: describing the tracks: \(error)")
+            throw RecordingError(.fileError, "MovieFileOutput: describing the tracks: \(error)", underlyingError: error)
         }
         self.writer = UnsafeTransfer(writer)
     }
@@ -336,7 +336,7 @@ final class RecordingPipeline: Sendable {
             }
             for sample in try encoder.flush() { guard writing.push(.video(sample)) else { break } }
         } catch {
-            fail(RecordingError(.encoderFailed, "MovieFileOutput: encoding: \(error)"))
+            fail(RecordingError(.encoderFailed, "MovieFileOutput: encoding: \(error)", underlyingError: error))
             while frames.pop() != nil {}
         }
         encoder.close()
@@ -434,7 +434,7 @@ final class RecordingPipeline: Sendable {
             _ = try writer.finish(endTimes: endTimes)
             try file.synchronize()
         } catch {
-            fail(RecordingError(.fileError, "MovieFileOutput: writing \(settings.path): \(error)"))
+            fail(RecordingError(.fileError, "MovieFileOutput: writing \(settings.path): \(error)", underlyingError: error))
         }
         writing.close()
         frames.close()

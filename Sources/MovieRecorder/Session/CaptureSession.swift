@@ -6,13 +6,18 @@ import Synchronization
 
 /// An error from configuring, starting or running a capture session.
 public struct CaptureError: Error, Hashable, Sendable, CustomStringConvertible {
-    public enum Code: Hashable, Sendable {
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private let name: String
+        private init(_ name: String) { self.name = name }
+        /// The code's name, as in source.
+        public var description: String { name }
+
         /// The configuration cannot hold that input or output.
-        case cannotAdd
+        public static let cannotAdd = Code("cannotAdd")
         /// A source could not start: the device is missing, busy, refuses the format…
-        case sourceFailed
+        public static let sourceFailed = Code("sourceFailed")
         /// Starting a session with no inputs.
-        case noInputs
+        public static let noInputs = Code("noInputs")
     }
 
     public let code: Code
@@ -138,10 +143,25 @@ public actor CaptureSession {
     /// While running, new sources start before the old ones stop; if one fails, everything
     /// started for the transaction stops again and the previous configuration keeps running.
     /// Recordings in progress end when their video input changes.
+    ///
+    /// `change` is `@Sendable` so that `configure` can be called from any isolation, such as
+    /// `@MainActor` code; the inputs and outputs it adds are `Sendable` already.
     /// - Throws: whatever `change` throws, or ``CaptureError`` when a new source fails.
-    public func configure(_ change: (inout Configuration) throws -> Void) async throws {
+    public func configure(_ change: @Sendable (inout Configuration) throws -> Void) async throws {
         try await serialized { try await applyConfiguration(change) }
     }
+
+    /// Returns a Boolean value that indicates whether `source` can be added as the video input:
+    /// the session has none yet.
+    public func canAddInput(_ source: any VideoSource) -> Bool { configuration.canAddInput(source) }
+
+    /// Returns a Boolean value that indicates whether `source` can be added as the audio input:
+    /// the session has none yet.
+    public func canAddInput(_ source: any AudioSource) -> Bool { configuration.canAddInput(source) }
+
+    /// Returns a Boolean value that indicates whether `output` can be added: one of this
+    /// library's outputs, in no session yet.
+    public func canAddOutput(_ output: any OutputService) -> Bool { configuration.canAddOutput(output) }
 
     private func applyConfiguration(_ change: (inout Configuration) throws -> Void) async throws {
         var proposed = configuration

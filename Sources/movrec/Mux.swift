@@ -3,35 +3,21 @@ import MovieContainer
 import MovieCapture
 import MovieEncoding
 import MovieRecorder
+#if canImport(Glibc)
+import Glibc
+#endif
 
-/// `movrec inspect FILE [--json]`
-func inspect(_ args: inout Arguments) throws -> Int32 {
-    let json = args.flag("--json")
-    try args.finish(positionalCount: 1...1)
-    let report = try MovieInspection(path: args.positional[0])
-    print(json ? report.json : report.text)
-    return report.info == nil ? 1 : 0
-}
-
-/// `movrec rotate FILE --angle A [--mirror | --no-mirror]`
-func rotate(_ args: inout Arguments) throws -> Int32 {
-    guard let angleText = try args.option("--angle") else { throw Arguments.UsageError(description: "--angle is required") }
-    let mirror = args.flag("--mirror")
-    let noMirror = args.flag("--no-mirror")
-    guard !(mirror && noMirror) else { throw Arguments.UsageError(description: "--mirror and --no-mirror contradict each other") }
-    try args.finish(positionalCount: 1...1)
-    let path = args.positional[0]
-    guard let angle = Double(angleText) else { throw Arguments.UsageError(description: "--angle \(angleText) is not a number") }
-    var mirrored = mirror
-    if !mirror && !noMirror {
-        // Keep the file's current mirroring unless told otherwise.
-        mirrored = (try? MovieInfo(path: path))?.videoTrack?.orientation?.isMirrored ?? false
-    }
-    let orientation = try VideoOrientation(rotationAngle: angle, isMirrored: mirrored)
-    let edit = try OrientationEditor.setOrientation(orientation, ofMovieAt: path)
-    let before = edit.previous.map { "\($0)" } ?? "(\(edit.previousMatrix))"
-    print("\(path): orientation \(before) -> \(edit.new); 36 bytes changed at offset \(edit.matrixOffset)")
-    return 0
+/// `movrec mux`: an H.264 stream and a WAV file into a movie without re-encoding.
+enum MuxCommand {
+    static let usage = """
+        mux OUT.mov --video FILE.264 [--audio FILE.wav] [--fps N[/D]] [--rotation A] [--mirror] [--overwrite]
+            [--fragment-interval S] [--sync]
+            Write an H.264 Annex-B stream (and a PCM WAV file) into a QuickTime movie without
+            re-encoding, with the given orientation in the track matrix. --fragment-interval
+            writes a movie fragment every S seconds, as a recording does, and finishes the file
+            into an ordinary movie. --sync flushes the movie (and each fragment) to the disk
+            before exiting; by default, like cp, the kernel writes it back in its own time.
+        """
 }
 
 /// `movrec mux OUT.mov --video FILE.264 [--audio FILE.wav] [--fps N[/D]] [--rotation A] [--mirror] [--overwrite]
@@ -76,14 +62,4 @@ func parseFrameRate(_ text: String) throws -> FrameRate {
         throw Arguments.UsageError(description: "--fps \(text) is not a rate such as 30 or 30000/1001")
     }
     return FrameRate(frames: frames, seconds: seconds)
-}
-
-/// `movrec repair FILE [--output OUT] [--overwrite]`
-func repair(_ args: inout Arguments) throws -> Int32 {
-    let output = try args.option("--output")
-    let overwrite = args.flag("--overwrite")
-    try args.finish(positionalCount: 1...1)
-    let report = try MovieFileRepair.repair(path: args.positional[0], outputPath: output, overwrite: overwrite)
-    print("\(output ?? args.positional[0]): \(report)")
-    return 0
 }

@@ -1,0 +1,30 @@
+import MovieContainer
+import MovieCapture
+import MovieEncoding
+import MovieRecorder
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `movrec devices`: cameras and microphones.
+enum DevicesCommand {
+    static let usage = """
+        devices
+            List cameras with their formats, sizes and frame rates, and microphones.
+        """
+}
+
+/// `movrec devices`
+func devices(_ args: inout Arguments) throws -> Int32 {
+    try args.finish(positionalCount: 0...0)
+    let cameras = V4L2Camera.devices()
+    print("cameras:")
+    if cameras.isEmpty { print("  (none: no /dev/video* capture device, or no permission — add the user to the 'video' group)") }
+    for camera in cameras { print("  " + camera.description) }
+    let microphones = ALSAMicrophone.devices()
+    print("microphones:")
+    if microphones.isEmpty { print("  (none found by ALSA)") }
+    for mic in microphones { print("  \(mic.name): \(mic.description)") }
+    print("synthetic: --video testsrc, --audio tone; files: --video FILE.y4m, --audio FILE.wav")
+    return 0
+}

@@ -1,0 +1,49 @@
+import MovieContainer
+import MovieCapture
+import MovieEncoding
+import MovieRecorder
+
+func makeVideoSource(_ spec: String, size: (Int, Int)?, frameRate: FrameRate?) throws -> any VideoSource {
+    if spec == "testsrc" {
+        let (w, h) = size ?? (1280, 720)
+        return try TestPatternSource(width: w, height: h, frameRate: frameRate ?? FrameRate(frames: 30))
+    }
+    if spec.hasSuffix(".y4m") {
+        return try Y4MFileSource(path: spec)
+    }
+    return try V4L2Camera(path: spec, width: size?.0, height: size?.1, frameRate: frameRate)
+}
+
+func makeAudioSource(_ spec: String) throws -> (any AudioSource)? {
+    switch spec {
+    case "none": return nil
+    case "tone": return try ToneSource()
+    default:
+        if spec.hasSuffix(".wav") { return try WAVFileSource(path: spec) }
+        return try ALSAMicrophone(device: spec)
+    }
+}
+
+func makeGravitySource(_ spec: String) throws -> any GravitySource {
+    if spec == "manual" { return ManualGravitySource(.upright(rotatedClockwise: 0)) }
+    guard spec == "iio" || spec.hasPrefix("iio:") else {
+        throw Arguments.UsageError(description: "--gravity \(spec) is not iio, iio:NAME, iio:/sys/bus/iio/devices/iio:deviceN or manual")
+    }
+    let device = spec.dropFirst(4)
+    if device.hasPrefix("/") { return try IIOAccelerometer(path: String(device)) }
+    return try IIOAccelerometer.find(named: device.isEmpty ? nil : String(device))
+}
+
+func parseMounting(_ text: String) throws -> CameraMounting {
+    let parts = text.split(separator: ":")
+    let rotation = parts.count > 1 ? Int(parts[1]) : 0
+    guard let rotation, [0, 90, 180, 270].contains(rotation) else {
+        throw Arguments.UsageError(description: "--mounting \(text) needs a sensor rotation of 0, 90, 180 or 270")
+    }
+    switch parts.first {
+    case "front": return CameraMounting(position: .front, sensorRotation: rotation)
+    case "back": return CameraMounting(position: .back, sensorRotation: rotation)
+    case "external": return CameraMounting(position: .external, sensorRotation: rotation)
+    default: throw Arguments.UsageError(description: "--mounting \(text) is not front, back or external[:ROTATION]")
+    }
+}
