@@ -11,8 +11,11 @@ site = sys.argv[1]
 browser = shutil.which('chromium') or shutil.which('chromium-browser')
 if not browser:
     sys.exit('check-docs-site: chromium is missing; install the chromium package (Scripts/install-dependencies --docs)')
-handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=site)
-handler.log_message = lambda *args: None
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+handler = functools.partial(QuietHandler, directory=site)
+
 server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), handler)
 threading.Thread(target=server.serve_forever, daemon=True).start()
 port = server.server_address[1]

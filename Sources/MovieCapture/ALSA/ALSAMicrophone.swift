@@ -24,7 +24,9 @@ public final class ALSAMicrophone: AudioSource {
     public let periodFrames: Int
     /// Frames in the device's ring buffer.
     public let bufferFrames: Int
+    /// The device name, the same as ``deviceName``.
     public var name: String { deviceName }
+    /// Always `true`: a microphone delivers audio in real time.
     public var isLive: Bool { true }
 
     private let running = Mutex<(thread: DedicatedThread?, stop: StopFlag?)>((nil, nil))
@@ -112,6 +114,10 @@ public final class ALSAMicrophone: AudioSource {
                      periodFrames: Int(periodFrames), bufferFrames: Int(bufferFrames))
     }
 
+    /// Opens the device again and starts capturing on a dedicated thread, one period per read.
+    /// - Parameter handler: Called on the capture thread with each buffer, overrun, resume or
+    ///   interruption.
+    /// - Throws: ``DeviceError`` when the device cannot be opened, configured or started.
     public func start(handler: @escaping @Sendable (AudioSourceEvent) -> Void) throws {
         let setup = try Self.open(device: deviceName, rate: format.sampleRate, channels: format.channelCount, period: requestedPeriod)
         let rc = snd_pcm_start(setup.handle)
@@ -182,6 +188,8 @@ public final class ALSAMicrophone: AudioSource {
         }
     }
 
+    /// Stops capturing, waits for the capture thread to end and closes the device; does nothing
+    /// when not capturing.
     public func stop() {
         let (thread, stop) = running.withLock { state in
             defer { state = (nil, nil) }

@@ -17,8 +17,11 @@ public struct WAVFile: Sendable {
 
     /// An error for a file that is not a PCM WAV file this library reads.
     public struct FormatError: Error, Hashable, Sendable, CustomStringConvertible {
+        /// The path of the file that was refused.
         public let path: String
+        /// What about the file is not read, such as a format tag other than PCM.
         public let reason: String
+        /// A textual representation of the error: the path, then the reason.
         public var description: String { "\(path): not a PCM WAV file this library reads: \(reason)" }
 
         package init(path: String, reason: String) {
@@ -28,7 +31,7 @@ public struct WAVFile: Sendable {
     }
 
     /// Reads the header of the WAV file at `path`.
-    /// - Throws: ``FileError`` when it cannot be read, ``FormatError`` when it is not PCM WAV.
+    /// - Throws: `FileError` when it cannot be read, ``FormatError`` when it is not PCM WAV.
     public init(path: String) throws {
         let file = try RandomAccessFile(path: path, mode: .read)
         defer { try? file.close() }

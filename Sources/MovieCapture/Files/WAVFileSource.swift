@@ -14,8 +14,11 @@ import MoviePlatform
 public final class WAVFileSource: AudioSource {
     /// The file's path.
     public let path: String
+    /// The file's path, as the source's name.
     public var name: String { path }
+    /// The file's sample format, from its `fmt ` chunk.
     public var format: PCMFormat { wav.format }
+    /// Always `false`: buffers are delivered as fast as the handler returns.
     public let isLive = false
     /// The number of frames in each buffer.
     public let bufferFrames: Int
@@ -25,7 +28,7 @@ public final class WAVFileSource: AudioSource {
     private let thread: SourceThread
 
     /// Opens a WAV file and reads its header.
-    /// - Throws: ``FileError`` when the file cannot be read; ``WAVFile/FormatError`` when it is
+    /// - Throws: `FileError` when the file cannot be read; ``WAVFile/FormatError`` when it is
     ///   not a PCM WAV file.
     public init(path: String) throws {
         wav = try WAVFile(path: path)
@@ -35,7 +38,7 @@ public final class WAVFileSource: AudioSource {
     }
 
     /// Opens the file again and starts reading on a dedicated thread.
-    /// - Throws: ``FileError`` when the file cannot be opened; ``SourceError`` with
+    /// - Throws: `FileError` when the file cannot be opened; ``SourceError`` with
     ///   ``SourceError/Code/alreadyRunning`` while reading.
     public func start(handler: @escaping @Sendable (AudioSourceEvent) -> Void) throws {
         let file = try RandomAccessFile(path: path, mode: .read)

@@ -99,8 +99,11 @@ package struct Y4MHeader: Hashable, Sendable {
 public final class Y4MFileSource: VideoSource {
     /// The file's path.
     public let path: String
+    /// The file's path, as the source's name.
     public var name: String { path }
+    /// The picture size and frame rate from the file's header, in I420.
     public let format: VideoFormat
+    /// Always `false`: frames are delivered as fast as the handler returns.
     public let isLive = false
     /// The number of pictures consumers may hold at once before the source waits.
     public let bufferCount: Int
@@ -117,7 +120,7 @@ public final class Y4MFileSource: VideoSource {
     ///   - bufferCount: The number of pictures lent out at once, at least 1. Three keep an
     ///     encoder busy (one being encoded, one waiting, one being read) without holding more
     ///     memory than needed.
-    /// - Throws: ``FileError`` when the file cannot be read; ``SourceError`` when its header is
+    /// - Throws: `FileError` when the file cannot be read; ``SourceError`` when its header is
     ///   malformed (``SourceError/Code/malformedFile``) or describes video other than 8-bit
     ///   progressive 4:2:0 (``SourceError/Code/unsupportedFormat``).
     public convenience init(path: String, bufferCount: Int = 3) throws {
@@ -139,7 +142,7 @@ public final class Y4MFileSource: VideoSource {
     }
 
     /// Opens the file again and starts reading on a dedicated thread.
-    /// - Throws: ``FileError`` when the file cannot be opened; ``SourceError`` with
+    /// - Throws: `FileError` when the file cannot be opened; ``SourceError`` with
     ///   ``SourceError/Code/alreadyRunning`` while reading.
     public func start(handler: @escaping @Sendable (VideoSourceEvent) -> Void) throws {
         let file = try RandomAccessFile(path: path, mode: .read)

@@ -7,25 +7,33 @@ import Glibc
 /// An error from a capture device — camera or microphone — that says which device, what step
 /// failed, and what to do about it.
 public struct DeviceError: Error, Hashable, Sendable, CustomStringConvertible {
-    public enum Code: Hashable, Sendable {
+    /// The kinds of failure a caller can act on. New kinds may be added; compare with the static
+    /// members.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private let name: String
+        private init(_ name: String) { self.name = name }
+        /// The code's name, as in source.
+        public var description: String { name }
+
         /// No such device (ENOENT, ENODEV at open; an unknown ALSA name).
-        case notFound
+        public static let notFound = Code("notFound")
         /// Not allowed to open it (EACCES, EPERM).
-        case permissionDenied
+        public static let permissionDenied = Code("permissionDenied")
         /// Another process is using it (EBUSY).
-        case busy
+        public static let busy = Code("busy")
         /// It is not a device of the needed kind, such as a metadata-only V4L2 node.
-        case notSupported
+        public static let notSupported = Code("notSupported")
         /// It cannot capture the requested size, rate or sample format.
-        case unsupportedFormat
+        public static let unsupportedFormat = Code("unsupportedFormat")
         /// It disappeared while in use (ENODEV mid-stream).
-        case lost
+        public static let lost = Code("lost")
         /// A system library it needs (libv4l2, libv4lconvert, libasound) is not installed.
-        case libraryMissing
+        public static let libraryMissing = Code("libraryMissing")
         /// Any other failure the driver reported.
-        case failed
+        public static let failed = Code("failed")
     }
 
+    /// The kind of failure.
     public let code: Code
     /// The device: a path such as /dev/video0, or an ALSA name such as hw:1,0.
     public let device: String
@@ -34,6 +42,12 @@ public struct DeviceError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The full message.
     public let message: String
 
+    /// Creates an error whose message names the device and the step.
+    /// - Parameters:
+    ///   - code: The kind of failure.
+    ///   - device: The device path or ALSA name.
+    ///   - step: What was being done, such as "opening".
+    ///   - detail: What went wrong and what to do about it.
     public init(_ code: Code, device: String, step: String, detail: String) {
         self.code = code
         self.device = device
@@ -61,5 +75,6 @@ public struct DeviceError: Error, Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// A textual representation of the error: its full message.
     public var description: String { message }
 }

@@ -9,12 +9,18 @@ public struct InterruptionReason: Hashable, Sendable, CustomStringConvertible {
     /// When it happened, on ``MonotonicClock``.
     public var timestamp: UInt64
 
+    /// Creates a reason.
+    /// - Parameters:
+    ///   - source: The source's name: a device path or name.
+    ///   - message: What happened, in words a user can act on.
+    ///   - timestamp: When it happened on ``MonotonicClock``; now by default.
     public init(source: String, message: String, timestamp: UInt64 = MonotonicClock.now()) {
         self.source = source
         self.message = message
         self.timestamp = timestamp
     }
 
+    /// A textual representation of the reason: the source's name, then the message.
     public var description: String { "\(source): \(message)" }
 }
 
@@ -35,6 +41,7 @@ public enum VideoSourceEvent: Sendable {
 
 /// What an audio source reports from its capture thread.
 public enum AudioSourceEvent: Sendable {
+    /// Interleaved PCM samples and the time they were captured.
     case buffer(AudioBuffer)
     /// The device's buffer overflowed (ALSA -EPIPE) and capture was restarted; the frames in
     /// between are lost.
@@ -62,7 +69,7 @@ public protocol VideoSource: AnyObject, Sendable {
     /// behind; others wait.
     var isLive: Bool { get }
     /// Opens the device and starts capturing on a dedicated thread; blocking, so call it off
-    /// the cooperative pool (``CaptureSession`` does).
+    /// the cooperative pool (`CaptureSession` does).
     func start(handler: @escaping @Sendable (VideoSourceEvent) -> Void) throws
     /// Stops capturing and waits for the capture thread to end.
     func stop()
@@ -70,9 +77,18 @@ public protocol VideoSource: AnyObject, Sendable {
 
 /// A source of PCM audio: an ALSA device, the tone generator or a WAV file.
 public protocol AudioSource: AnyObject, Sendable {
+    /// A name for messages and listings: the ALSA device name, "tone", a file name.
     var name: String { get }
+    /// The format buffers are delivered in.
     var format: PCMFormat { get }
+    /// A Boolean value that indicates whether audio arrives in real time (a microphone) rather
+    /// than as fast as it is consumed (a file).
     var isLive: Bool { get }
+    /// Opens the device and starts capturing on a dedicated thread, calling `handler` there in
+    /// order; blocking, so call it off the cooperative pool (`CaptureSession` does).
+    /// - Parameter handler: Receives every buffer and event; it must return promptly.
+    /// - Throws: ``DeviceError`` or ``SourceError`` when the source cannot start.
     func start(handler: @escaping @Sendable (AudioSourceEvent) -> Void) throws
+    /// Stops capturing and waits for the capture thread to end.
     func stop()
 }

@@ -21,12 +21,21 @@ public enum PixelFormat: String, Hashable, Sendable {
 
 /// The shape of the frames a video source delivers.
 public struct VideoFormat: Hashable, Sendable, CustomStringConvertible {
+    /// The picture width in pixels.
     public var width: Int
+    /// The picture height in pixels.
     public var height: Int
+    /// The layout of the pictures' planes in memory.
     public var pixelFormat: PixelFormat
     /// The nominal frame rate; live sources may vary around it.
     public var frameRate: FrameRate
 
+    /// Creates a format.
+    /// - Parameters:
+    ///   - width: The picture width in pixels.
+    ///   - height: The picture height in pixels.
+    ///   - pixelFormat: The layout of the planes; I420 by default.
+    ///   - frameRate: The nominal frame rate.
     public init(width: Int, height: Int, pixelFormat: PixelFormat = .i420, frameRate: FrameRate) {
         self.width = width
         self.height = height
@@ -34,15 +43,18 @@ public struct VideoFormat: Hashable, Sendable, CustomStringConvertible {
         self.frameRate = frameRate
     }
 
+    /// A textual representation of the format, such as `1280x720 i420 at 30 fps`.
     public var description: String { "\(width)x\(height) \(pixelFormat.rawValue) at \(frameRate)" }
 }
 
 /// One plane of a picture in memory.
 public struct PlaneView: @unchecked Sendable {
     // @unchecked: the memory is owned by the frame, which is immutable once delivered.
+    /// The address of the plane's first row.
     public let baseAddress: UnsafeRawPointer
     /// Bytes from the start of one row to the next.
     public let bytesPerRow: Int
+    /// The number of rows.
     public let height: Int
 }
 
@@ -52,8 +64,11 @@ public struct PlaneView: @unchecked Sendable {
 /// back to its source (a pool, or a V4L2 buffer that is queued again) when the last reference
 /// is released, as with CoreVideo's pixel buffer pools.
 public final class VideoFrame: Sendable {
+    /// The picture width in pixels.
     public let width: Int
+    /// The picture height in pixels.
     public let height: Int
+    /// The layout of the picture's planes: I420 or NV12.
     public let pixelFormat: PixelFormat
     /// Capture time on ``MonotonicClock`` in nanoseconds.
     public let timestamp: UInt64

@@ -7,7 +7,7 @@ import MoviePlatform
 /// digits in the centre. Behind them a textured background scrolls, a box bounces and a patch
 /// of noise changes every frame, so an encoder has real work to do. Pictures are drawn straight
 /// into I420 or NV12 by row copies of precomputed texture, which is far cheaper than encoding
-/// them: see ``TestPatternRenderer``.
+/// them: see `TestPatternRenderer`.
 ///
 /// In real time the source behaves like a camera: it captures frame *n* at
 /// `start + n × frame duration` on ``MonotonicClock`` and stamps it with that time. When the
@@ -19,7 +19,9 @@ import MoviePlatform
 /// `start(handler:)` while capturing throws ``SourceError/Code/alreadyRunning``; after
 /// ``stop()``, or after the source has ended, it starts over from frame 0 with a new start time.
 public final class TestPatternSource: VideoSource {
+    /// The source's name, "test pattern".
     public let name = "test pattern"
+    /// The size, pixel format and frame rate the pattern is drawn at.
     public let format: VideoFormat
     /// A Boolean value that indicates whether frames are paced in real time, like a camera's.
     public let isLive: Bool

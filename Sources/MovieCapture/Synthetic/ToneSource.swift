@@ -17,7 +17,9 @@ import Glibc
 /// `start(handler:)` while generating throws ``SourceError/Code/alreadyRunning``; after
 /// ``stop()``, or after the source has ended, it starts over at phase 0 with a new start time.
 public final class ToneSource: AudioSource {
+    /// The source's name, "tone".
     public let name = "tone"
+    /// The sample rate and channel count, in signed 16-bit little-endian samples.
     public let format: PCMFormat
     /// A Boolean value that indicates whether buffers are paced in real time, like a sound card's.
     public let isLive: Bool

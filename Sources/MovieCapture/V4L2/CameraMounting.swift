@@ -12,6 +12,7 @@ public struct CameraMounting: Hashable, Sendable, CustomStringConvertible {
         case external
     }
 
+    /// Which way the camera looks.
     public var position: Position
     /// The clockwise rotation, in degrees (0, 90, 180, 270), that makes a picture from this sensor
     /// upright when the device is upright. V4L2's `V4L2_CID_CAMERA_SENSOR_ROTATION` states the
@@ -22,6 +23,13 @@ public struct CameraMounting: Hashable, Sendable, CustomStringConvertible {
     /// fixed to the device (set it to true then).
     public var followsDeviceGravity: Bool
 
+    /// Creates a mounting.
+    /// - Parameters:
+    ///   - position: Which way the camera looks.
+    ///   - sensorRotation: The clockwise rotation, in degrees, that makes the sensor's picture
+    ///     upright; any multiple of 360 is taken off.
+    ///   - followsDeviceGravity: Whether the camera turns with the device; `nil` for `true`,
+    ///     except for an external camera.
     public init(position: Position, sensorRotation: Int = 0, followsDeviceGravity: Bool? = nil) {
         self.position = position
         self.sensorRotation = ((sensorRotation % 360) + 360) % 360
@@ -31,6 +39,8 @@ public struct CameraMounting: Hashable, Sendable, CustomStringConvertible {
     /// A camera whose driver reports nothing: external, upright sensor.
     public static let unknown = CameraMounting(position: .external)
 
+    /// A textual representation of the mounting: the position, the sensor's correction and
+    /// whether the camera turns with the device.
     public var description: String {
         "\(position) camera, sensor corrected by \(sensorRotation)° clockwise" + (followsDeviceGravity ? "" : ", not turning with the device")
     }

@@ -19,6 +19,8 @@ public final class V4L2Camera: VideoSource {
     /// Size presets, like `AVCaptureSession.Preset`: the largest size the camera offers at or
     /// below the preset's.
     public enum Quality: Sendable {
+        /// The presets, by the largest size each allows: `low` 320×240, `medium` 640×480, `high`
+        /// 1280×720, `hd1920x1080` 1920×1080 and `hd4K` 3840×2160.
         case low, medium, high, hd1920x1080, hd4K
         var maximum: (Int, Int) {
             switch self {
@@ -39,9 +41,11 @@ public final class V4L2Camera: VideoSource {
     public let nativePixelFormat: V4L2PixelFormat
     /// Where the camera sits and how its sensor is mounted, from `V4L2_CID_CAMERA_ORIENTATION`
     /// and `V4L2_CID_CAMERA_SENSOR_ROTATION`; ``CameraMounting/unknown`` when the driver has
-    /// neither. A ``RotationCoordinator`` can override it.
+    /// neither. A `RotationCoordinator` can override it.
     public let mounting: CameraMounting
+    /// The device path, such as `/dev/video0`, as the source's name.
     public var name: String { device.path }
+    /// Always `true`: a camera delivers frames in real time.
     public var isLive: Bool { true }
 
     private let running = Mutex<(thread: DedicatedThread?, stop: StopFlag?)>((nil, nil))
@@ -49,10 +53,13 @@ public final class V4L2Camera: VideoSource {
     /// Opens `path`, checks that it is a streaming capture device and picks a format.
     ///
     /// - Parameters:
-    ///   - width, height: an exact size; otherwise the largest at or below `quality`.
+    ///   - path: The device node, such as `/dev/video0`.
+    ///   - width: An exact width, with `height`; otherwise the largest size at or below `quality`.
+    ///   - height: An exact height, with `width`.
     ///   - frameRate: an exact rate; otherwise 30 fps when offered, else the fastest.
     ///   - pixelFormat: the camera format to capture, such as `.yuyv`; otherwise I420 or NV12
     ///     when offered (no conversion), else the first the camera lists that libv4lconvert reads.
+    ///   - quality: The size preset used when no exact size is given.
     /// - Throws: ``DeviceError``: missing (`notFound`), no permission (`permissionDenied`, add
     ///   the user to the video group), not a capture device (`notSupported`), or a size, rate
     ///   or format it does not offer (`unsupportedFormat`, listing what it does offer).
@@ -164,6 +171,12 @@ public final class V4L2Camera: VideoSource {
 
     // MARK: Capture
 
+    /// Opens the device, sets the chosen format, maps its buffers and starts streaming on a
+    /// dedicated thread.
+    /// - Parameter handler: Called on the capture thread with each frame, drop, corrupt buffer
+    ///   or interruption.
+    /// - Throws: ``DeviceError`` when the device cannot be opened, refuses the format or does
+    ///   not start streaming.
     public func start(handler: @escaping @Sendable (VideoSourceEvent) -> Void) throws {
         let stream = try V4L2Stream(camera: self)
         let stop = StopFlag()
@@ -171,6 +184,8 @@ public final class V4L2Camera: VideoSource {
         running.withLock { $0 = (thread, stop) }
     }
 
+    /// Stops streaming and waits for the capture thread to end; does nothing when not
+    /// capturing.
     public func stop() {
         let (thread, stop) = running.withLock { state in
             defer { state = (nil, nil) }

@@ -8,6 +8,7 @@ public struct FourCC: Hashable, Sendable, RawRepresentable, ExpressibleByStringL
     /// The code as a big-endian 32-bit value.
     public var rawValue: UInt32
 
+    /// Creates a code from its big-endian 32-bit value.
     public init(rawValue: UInt32) { self.rawValue = rawValue }
 
     /// Creates a code from exactly four ASCII characters.

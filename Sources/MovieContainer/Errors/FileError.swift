@@ -4,6 +4,7 @@ public struct FileError: Error, Hashable, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private let name: String
         private init(_ name: String) { self.name = name }
+        /// A textual representation of the code: its name as in source, such as `notFound`.
         public var description: String { name }
 
         /// The file or its directory does not exist (`ENOENT`).

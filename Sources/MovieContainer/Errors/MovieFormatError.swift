@@ -5,23 +5,28 @@
 /// kinds of failure apart.
 public struct MovieFormatError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The kinds of format failure.
-    public enum Code: Hashable, Sendable {
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private let name: String
+        private init(_ name: String) { self.name = name }
+        /// The code's name, as in source.
+        public var description: String { name }
+
         /// An atom ends before a field that its type requires.
-        case truncatedAtom
+        public static let truncatedAtom = Code("truncatedAtom")
         /// An atom's size field is smaller than its header or runs past its parent or the file.
-        case invalidAtomSize
+        public static let invalidAtomSize = Code("invalidAtomSize")
         /// A table claims more entries than its atom holds.
-        case tableLargerThanAtom
+        public static let tableLargerThanAtom = Code("tableLargerThanAtom")
         /// An atom would not fit the 32-bit size field this writer uses for it.
-        case atomTooLarge
+        public static let atomTooLarge = Code("atomTooLarge")
         /// A required atom is missing.
-        case missingAtom
+        public static let missingAtom = Code("missingAtom")
         /// The atom tree is nested deeper, or holds more atoms, than any real movie does.
-        case treeTooLarge
+        public static let treeTooLarge = Code("treeTooLarge")
         /// A field holds a value the format does not allow.
-        case invalidValue
+        public static let invalidValue = Code("invalidValue")
         /// An H.264 parameter set or slice header could not be parsed.
-        case invalidBitstream
+        public static let invalidBitstream = Code("invalidBitstream")
     }
 
     /// The kind of failure.
@@ -31,12 +36,18 @@ public struct MovieFormatError: Error, Hashable, Sendable, CustomStringConvertib
     /// A sentence that names the object and the step, and says what to do where it can.
     public let message: String
 
+    /// Creates an error of the given kind.
+    /// - Parameters:
+    ///   - code: The kind of failure.
+    ///   - atom: The atom (or NAL unit kind) being read or written, or `nil` when there is none.
+    ///   - message: A sentence that names the object and the step.
     public init(code: Code, atom: FourCC?, message: String) {
         self.code = code
         self.atom = atom
         self.message = message
     }
 
+    /// A textual representation of the error: its ``message``.
     public var description: String { message }
 
     static func truncatedAtom(_ atom: FourCC, needed: Int, available: Int) -> Self {

@@ -1,6 +1,8 @@
 /// A frame rate as a ratio, such as 30/1 or 30000/1001.
 public struct FrameRate: Hashable, Sendable, CustomStringConvertible {
+    /// The number of frames in ``seconds``: the ratio's numerator.
     public var frames: UInt32
+    /// The number of seconds that ``frames`` frames last: the ratio's denominator.
     public var seconds: UInt32
 
     /// Creates a rate of `frames` per `seconds`.
@@ -18,5 +20,6 @@ public struct FrameRate: Hashable, Sendable, CustomStringConvertible {
     /// One frame's duration in ``timescale`` ticks.
     public var frameDuration: UInt32 { UInt32(UInt64(timescale) * UInt64(seconds) / UInt64(frames)) }
 
+    /// A textual representation of the rate, such as `30 fps` or `30000/1001 fps`.
     public var description: String { seconds == 1 ? "\(frames) fps" : "\(frames)/\(seconds) fps" }
 }

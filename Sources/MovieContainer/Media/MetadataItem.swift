@@ -20,8 +20,13 @@ public struct MetadataItem: Hashable, Sendable {
 
     /// The key, such as `com.apple.quicktime.make`.
     public var key: String
+    /// The value, and the well-known type it is stored as.
     public var value: Value
 
+    /// Creates a metadata item.
+    /// - Parameters:
+    ///   - key: The key in the `mdta` namespace, such as one of ``MetadataItem/QuickTimeKey``.
+    ///   - value: The value.
     public init(key: String, value: Value) {
         self.key = key
         self.value = value
@@ -30,10 +35,15 @@ public struct MetadataItem: Hashable, Sendable {
     /// Keys Apple defines for QuickTime movies (QuickTime File Format, "QuickTime metadata
     /// keys").
     public enum QuickTimeKey {
+        /// The key for the date the movie was recorded, as ISO 8601 text.
         public static let creationDate = "com.apple.quicktime.creationdate"
+        /// The key for where the movie was recorded, as an ISO 6709 string.
         public static let locationISO6709 = "com.apple.quicktime.location.ISO6709"
+        /// The key for the maker of the recording device.
         public static let make = "com.apple.quicktime.make"
+        /// The key for the model of the recording device.
         public static let model = "com.apple.quicktime.model"
+        /// The key for the name and version of the software that recorded the movie.
         public static let software = "com.apple.quicktime.software"
     }
 

@@ -2,12 +2,24 @@
 public struct PCMFormat: Hashable, Sendable, CustomStringConvertible {
     /// Frames per second.
     public var sampleRate: UInt32
+    /// The number of channels; a frame holds one sample of each.
     public var channelCount: UInt16
     /// Bits per channel sample: 16, 24 or 32 for integers, 32 or 64 for floats.
     public var bitsPerChannel: UInt16
+    /// A Boolean value that indicates whether samples are floating point rather than signed
+    /// integers.
     public var isFloat: Bool
+    /// A Boolean value that indicates whether samples are stored big-endian rather than
+    /// little-endian.
     public var isBigEndian: Bool
 
+    /// Creates a PCM layout.
+    /// - Parameters:
+    ///   - sampleRate: Frames per second.
+    ///   - channelCount: The number of channels.
+    ///   - bitsPerChannel: Bits per channel sample: 16, 24 or 32 for integers, 32 or 64 for floats.
+    ///   - isFloat: Whether samples are floating point rather than signed integers.
+    ///   - isBigEndian: Whether samples are stored big-endian rather than little-endian.
     public init(sampleRate: UInt32, channelCount: UInt16, bitsPerChannel: UInt16 = 16, isFloat: Bool = false,
                 isBigEndian: Bool = false) {
         self.sampleRate = sampleRate
@@ -33,6 +45,8 @@ public struct PCMFormat: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// A textual representation of the format: sample type, bits and byte order, rate and
+    /// channels, such as `s16le 48000 Hz 2 ch`.
     public var description: String {
         "\(isFloat ? "f" : "s")\(bitsPerChannel)\(isBigEndian ? "be" : "le") \(sampleRate) Hz \(channelCount) ch"
     }

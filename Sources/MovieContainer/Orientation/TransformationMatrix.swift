@@ -27,14 +27,24 @@ public struct TransformationMatrix: Hashable, Sendable, CustomStringConvertible 
         values = rawValues
     }
 
+    /// The a term, in 16.16 fixed point: how much a point's x adds to its displayed x.
     public var a: Int32 { values[0] }
+    /// The b term, in 16.16 fixed point: how much a point's x adds to its displayed y.
     public var b: Int32 { values[1] }
+    /// The u term, in 2.30 fixed point: a perspective term, 0 in the matrices this library makes.
     public var u: Int32 { values[2] }
+    /// The c term, in 16.16 fixed point: how much a point's y adds to its displayed x.
     public var c: Int32 { values[3] }
+    /// The d term, in 16.16 fixed point: how much a point's y adds to its displayed y.
     public var d: Int32 { values[4] }
+    /// The v term, in 2.30 fixed point: a perspective term, 0 in the matrices this library makes.
     public var v: Int32 { values[5] }
+    /// The horizontal translation (the spec's x), in pixels as 16.16 fixed point.
     public var tx: Int32 { values[6] }
+    /// The vertical translation (the spec's y), in pixels as 16.16 fixed point.
     public var ty: Int32 { values[7] }
+    /// The w term, in 2.30 fixed point: ``TransformationMatrix/one30`` (1.0) in the matrices this
+    /// library makes.
     public var w: Int32 { values[8] }
 
     /// The 36 bytes as stored in an atom.

@@ -117,6 +117,8 @@ public struct VideoOrientation: Hashable, Sendable, CustomStringConvertible {
 
     private var index: Int { quarterTurns + (isMirrored ? 4 : 0) }
 
+    /// A textual representation of the orientation: the clockwise angle, then `mirrored` when
+    /// flipped, such as `90°` or `0° mirrored`.
     public var description: String {
         "\(rotationAngle)°" + (isMirrored ? " mirrored" : "")
     }
@@ -127,6 +129,7 @@ public struct OrientationError: Error, Hashable, Sendable, CustomStringConvertib
     /// The angle that was refused.
     public let angle: Double
 
+    /// A textual representation of the error: the refused angle and the angles a movie can store.
     public var description: String {
         "rotation angle \(angle)° is not supported: use 0, 90, 180 or 270 degrees clockwise"
     }

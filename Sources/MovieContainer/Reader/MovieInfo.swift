@@ -4,6 +4,7 @@ public struct MovieInfo: Sendable {
     /// The `ftyp` atom, when the file has one.
     package var fileType: FileTypeAtom?
     package var movieHeader: MovieHeaderAtom
+    /// A summary of every track, in the order of the `trak` atoms.
     public var tracks: [TrackInfo]
     /// A Boolean value that indicates whether the movie declares fragments (`mvex`).
     public var isFragmented: Bool
@@ -71,6 +72,8 @@ public struct TrackInfo: Sendable {
     package var mediaHeader: MediaHeaderAtom
     /// The handler subtype: `vide`, `soun`, `meta`…
     public var mediaType: FourCC
+    /// The name in the media handler (`mdia/hdlr`), such as `Core Media Video`; empty when the
+    /// track has no handler.
     public var handlerName: String
     /// The first sample description's format: `avc1`, `sowt`, `lpcm`…
     public var codec: FourCC?
@@ -79,6 +82,7 @@ public struct TrackInfo: Sendable {
     /// The sample tables, when the track has them.
     public var sampleTable: SampleTable?
 
+    /// The track ID from `tkhd`.
     public var trackID: UInt32 { header.trackID }
 
     /// The orientation the `tkhd` matrix expresses, or `nil` for a matrix that scales or
@@ -88,8 +92,9 @@ public struct TrackInfo: Sendable {
     /// The file offset of the 36 matrix bytes inside `tkhd`.
     public var matrixOffset: UInt64 { headerOffset + UInt64(TrackHeaderAtom.matrixOffset(version: header.version)) }
 
-    /// The track's presentation size from `tkhd` (16.16 fixed point rounded down).
+    /// The track's presentation width in pixels, from `tkhd` (16.16 fixed point rounded down).
     public var width: Int { Int(header.width >> 16) }
+    /// The track's presentation height in pixels, from `tkhd` (16.16 fixed point rounded down).
     public var height: Int { Int(header.height >> 16) }
 
     /// The number of samples from `stsz` (for PCM, frames).
@@ -170,12 +175,19 @@ public struct SampleTable: Sendable {
 
     /// One sample's place in the file and on the media timeline.
     public struct Sample: Hashable, Sendable {
+        /// The file offset of the sample's first byte, from the chunk offsets, `stsc` and `stsz`.
         public var offset: UInt64
+        /// The sample's size in bytes, from `stsz`.
         public var size: UInt32
+        /// The decode time in media (`mdhd`) time-scale ticks: the sum of the `stts` durations
+        /// before it.
         public var decodeTime: Int64
+        /// The sample's duration in media time-scale ticks, from `stts`.
         public var duration: UInt32
         /// Presentation (composition) time: decode time plus the `ctts` offset.
         public var presentationTime: Int64
+        /// A Boolean value that indicates whether the sample is a sync sample (a keyframe):
+        /// listed in `stss`, or every sample when the track has no `stss`.
         public var isSync: Bool
     }
 

@@ -1,6 +1,7 @@
 /// A report of a movie file's structure: the atom tree with offsets and sizes, and per track
 /// the codec, size, duration, sample count and the orientation a player will show.
 public struct MovieInspection: Sendable {
+    /// The name the report gives the file, as passed to ``MovieInspection/init(source:path:)``.
     public var path: String
     package var tree: AtomTree
     /// The movie summary, or `nil` when the file has no readable movie atom.

@@ -12,14 +12,17 @@ public enum MovieRepair {
         public var fragmentCount: Int
         /// Samples per track (PCM frames for audio), by track ID.
         public var sampleCounts: [UInt32: UInt64]
-        /// The repaired movie's duration in `mvhd` ticks, and the tick rate.
+        /// The repaired movie's duration in ``movieTimescale`` ticks.
         public var duration: UInt64
+        /// The movie's time scale from `mvhd`: ticks per second.
         public var movieTimescale: UInt32
         /// Bytes of a cut-off fragment that were dropped.
         public var discardedBytes: UInt64
         /// The video track's orientation.
         public var orientation: VideoOrientation?
 
+        /// A textual representation of the report: the fragments and seconds recovered, the samples
+        /// per track, the orientation, and any bytes dropped.
         public var description: String {
             let seconds = movieTimescale == 0 ? 0 : Double(duration) / Double(movieTimescale)
             let tracks = sampleCounts.keys.sorted().map { "track \($0): \(sampleCounts[$0]!) samples" }.joined(separator: ", ")
@@ -30,22 +33,31 @@ public enum MovieRepair {
 
     /// Why a file cannot be repaired.
     public struct RepairError: Error, Hashable, Sendable, CustomStringConvertible {
-        public enum Code: Hashable, Sendable {
+        /// The kinds of repair failure. New kinds may be added; compare with the static members.
+        public struct Code: Hashable, Sendable, CustomStringConvertible {
+            private let name: String
+            private init(_ name: String) { self.name = name }
+            /// The code's name, as in source.
+            public var description: String { name }
+
             /// There is no movie atom at all: the recording died before anything was written,
             /// or this is not a QuickTime/MP4 file.
-            case noMovieHeader
+            public static let noMovieHeader = Code("noMovieHeader")
             /// The movie is already finished: nothing to repair.
-            case alreadyFinished
+            public static let alreadyFinished = Code("alreadyFinished")
             /// The movie atom does not declare fragments, so nothing after it can be found.
-            case notFragmented
+            public static let notFragmented = Code("notFragmented")
             /// A track uses a format this library cannot describe again.
-            case unsupportedTrack
+            public static let unsupportedTrack = Code("unsupportedTrack")
             /// The fragments are not laid out as this library writes them.
-            case unsupportedLayout
+            public static let unsupportedLayout = Code("unsupportedLayout")
         }
 
+        /// The kind of failure.
         public let code: Code
+        /// A sentence that says why the file cannot be repaired.
         public let message: String
+        /// A textual representation of the error: its ``message``.
         public var description: String { message }
     }
 

@@ -39,6 +39,12 @@ public final class MovieWriter {
         /// anything else is written.
         package var coalescesMediaWrites = false
 
+        /// Creates a configuration with the default time scale, chunk duration and durability, and
+        /// without fragments.
+        /// - Parameters:
+        ///   - creationTime: The creation and modification time written into `mvhd`, `tkhd` and
+        ///     `mdhd`.
+        ///   - metadata: Movie metadata, written as `moov/meta`; none by default.
         public init(creationTime: QuickTimeTimestamp, metadata: [MetadataItem] = []) {
             self.creationTime = creationTime
             self.metadata = metadata
@@ -59,6 +65,7 @@ public final class MovieWriter {
     public struct Summary: Sendable {
         /// The movie's duration in `mvhd` ticks.
         public var duration: UInt64
+        /// The movie's time scale from `mvhd`: ticks per second.
         public var movieTimescale: UInt32
         /// The size of the whole file in bytes.
         public var fileSize: UInt64
@@ -82,6 +89,7 @@ public final class MovieWriter {
     static let defaultTableBlockSize = 1 << 16
 
     // The mutable state is `@exclusivity(unchecked)`, for the reason given at `TrackBuilder`.
+    /// The settings the writer was created with.
     public let configuration: Configuration
     let sink: any MovieByteSink
     private let spill: SampleTableSpill
@@ -295,6 +303,7 @@ public final class MovieWriter {
     ///
     /// - Parameters:
     ///   - data: whole frames in the track's PCM format; copied.
+    ///   - track: the audio track, as ``addAudioTrack(_:)`` returned it.
     ///   - startTime: for the first call, where the first frame sits on the movie timeline, in
     ///     ticks of the sample rate (negative when audio began before the movie).
     /// - Throws: ``MovieWriterError`` for partial frames, a wrong track or a failed write.

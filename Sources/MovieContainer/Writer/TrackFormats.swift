@@ -2,6 +2,7 @@
 public struct TrackID: Hashable, Sendable, CustomStringConvertible {
     /// The `tkhd` track ID: 1 for the first track added.
     public let rawValue: UInt32
+    /// A textual representation of the handle, such as `track 1`.
     public var description: String { "track \(rawValue)" }
 }
 
@@ -39,7 +40,10 @@ public struct VideoTrackFormat: Sendable {
 /// What an audio track holds: uncompressed PCM. Its time scale is the sample rate and each
 /// sample is one PCM frame.
 public struct AudioTrackFormat: Sendable {
+    /// The layout of the track's samples; its sample rate is the track's time scale.
     public var pcm: PCMFormat
 
+    /// Creates a format for a track of PCM audio.
+    /// - Parameter pcm: The layout of the samples.
     public init(pcm: PCMFormat) { self.pcm = pcm }
 }

@@ -24,6 +24,7 @@ public struct H264EncoderSettings: Hashable, Sendable {
     /// H.264 profile: baseline, main, high (or high10, high422, high444 when the input needs
     /// them); `nil` lets x264 choose.
     public var profile: String? = "high"
+    /// How bits are spent; constant quality (CRF) 23 by default.
     public var rateControl = RateControl.constantQuality(crf: 23)
     /// The longest distance between keyframes, in frames; `nil` means two seconds' worth.
     public var keyframeInterval: Int?
@@ -37,11 +38,16 @@ public struct H264EncoderSettings: Hashable, Sendable {
     /// More x264 options by name, such as `["aq-mode": "2", "ref": "2"]`.
     public var options: [String: String] = [:]
 
+    /// Creates settings with the defaults for a live recorder: the `veryfast` preset, High
+    /// profile, CRF 23, a keyframe every two seconds and BT.709 colour.
     public init() {}
 }
 
 /// An error from the H.264 encoder: bad settings, or libx264 failing.
 public struct EncoderError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// A sentence that names the setting or the libx264 step that failed, and what to use instead
+    /// where it can.
     public let message: String
+    /// A textual representation of the error: its ``message``.
     public var description: String { message }
 }

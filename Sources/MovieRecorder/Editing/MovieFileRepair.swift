@@ -2,12 +2,12 @@ import MovieContainer
 import MoviePlatform
 import MovieCapture
 import MovieEncoding
-/// Repairs movie files on disk: the file-level side of ``MovieRepair``.
+/// Repairs movie files on disk: the file-level side of `MovieRepair`.
 public enum MovieFileRepair {
     /// Turns the crashed fragmented movie at `path` into an ordinary movie, in place, or into a
     /// copy at `outputPath` (the original is then left as it was).
-    /// - Throws: ``MovieRepair/RepairError`` with the reason a file cannot be repaired,
-    ///   ``FileError`` for files that cannot be read or written, ``MovieFormatError`` for a
+    /// - Throws: `MovieRepair.RepairError` with the reason a file cannot be repaired,
+    ///   `FileError` for files that cannot be read or written, `MovieFormatError` for a
     ///   movie atom that does not parse.
     @discardableResult
     public static func repair(path: String, outputPath: String? = nil, overwrite: Bool = false) throws -> MovieRepair.Report {

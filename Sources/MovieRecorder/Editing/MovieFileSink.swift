@@ -1,7 +1,7 @@
 import MovieContainer
 import MoviePlatform
 
-/// A movie file on disk for a ``MovieWriter`` to write into: the way to write movies directly,
+/// A movie file on disk for a `MovieWriter` to write into: the way to write movies directly,
 /// from samples an application already has.
 ///
 /// ```swift
@@ -22,37 +22,37 @@ public final class MovieFileSink: MovieByteSink {
     /// - Parameters:
     ///   - path: Where the movie goes.
     ///   - overwrite: `true` to replace an existing file; `false` to refuse it.
-    /// - Throws: ``FileError`` naming the path: it exists and `overwrite` is `false`
-    ///   (``FileError/Code/alreadyExists``), its directory is missing, or it cannot be written.
+    /// - Throws: `FileError` naming the path: it exists and `overwrite` is `false`
+    ///   (`FileError.Code.alreadyExists`), its directory is missing, or it cannot be written.
     public init(path: String, overwrite: Bool = false) throws {
         file = try RandomAccessFile(path: path, mode: overwrite ? .createOrTruncate : .createNew)
     }
 
     /// Writes `bytes` at `offset`.
-    /// - Throws: ``FileError``, such as ``FileError/Code/noSpace`` on a full disk.
+    /// - Throws: `FileError`, such as `FileError.Code.noSpace` on a full disk.
     public func write(_ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws {
         try file.write(bytes, at: offset)
     }
 
     /// Writes `buffers` one after another from `offset`, in as few system calls as it can.
-    /// - Throws: ``FileError``, such as ``FileError/Code/noSpace`` on a full disk.
+    /// - Throws: `FileError`, such as `FileError.Code.noSpace` on a full disk.
     public func write(gathering buffers: [UnsafeRawBufferPointer], at offset: UInt64) throws {
         try file.write(gathering: buffers, at: offset)
     }
 
     /// Makes everything written so far durable (`fdatasync`).
-    /// - Throws: ``FileError`` when the storage reports an error.
+    /// - Throws: `FileError` when the storage reports an error.
     public func synchronize() throws { try file.synchronize() }
 
     /// Cuts the file to `size` bytes.
-    /// - Throws: ``FileError`` when the file cannot be truncated.
+    /// - Throws: `FileError` when the file cannot be truncated.
     public func truncate(to size: UInt64) throws { try file.truncate(to: size) }
 
     /// A scratch file beside the movie for sample tables that outgrow memory in long recordings.
-    /// - Throws: ``FileError`` when the scratch file cannot be created.
+    /// - Throws: `FileError` when the scratch file cannot be created.
     public func makeScratchStorage() throws -> (any MovieScratchStorage)? { try file.makeScratchStorage() }
 
     /// Closes the file.
-    /// - Throws: ``FileError`` when the system reports an error closing it.
+    /// - Throws: `FileError` when the system reports an error closing it.
     public func close() throws { try file.close() }
 }

@@ -4,7 +4,7 @@ import MovieCapture
 import MovieEncoding
 extension MovieInspection {
     /// Reads the movie file at `path`.
-    /// - Throws: ``FileError`` when it cannot be opened; ``MovieFormatError`` when even the
+    /// - Throws: `FileError` when it cannot be opened; `MovieFormatError` when even the
     ///   top-level atoms do not parse.
     public init(path: String) throws {
         let file = try RandomAccessFile(path: path, mode: .read)
@@ -15,7 +15,7 @@ extension MovieInspection {
 
 extension MovieInfo {
     /// Reads the movie file at `path`: its tracks, their formats and orientation.
-    /// - Throws: ``FileError`` when it cannot be opened; ``MovieFormatError`` when it is not a
+    /// - Throws: `FileError` when it cannot be opened; `MovieFormatError` when it is not a
     ///   movie this reader understands.
     public init(path: String) throws {
         let file = try RandomAccessFile(path: path, mode: .read)

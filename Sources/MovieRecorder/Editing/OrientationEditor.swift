@@ -7,8 +7,11 @@ import MovieEncoding
 public enum OrientationEditor {
     /// Why a file was refused, or what failed while editing it.
     public struct EditError: Error, Hashable, Sendable, CustomStringConvertible {
+        /// The path of the movie.
         public let path: String
+        /// Why the file was refused or what failed, in words a user can act on.
         public let reason: String
+        /// A textual representation of the error: the path, then the reason.
         public var description: String { "\(path): cannot change the orientation: \(reason)" }
     }
 
@@ -16,10 +19,13 @@ public enum OrientationEditor {
     public struct Edit: Sendable {
         /// The orientation before, or `nil` when the old matrix was not a plain rotation.
         public var previous: VideoOrientation?
+        /// The orientation written.
         public var new: VideoOrientation
         /// The file offset of the 36 bytes that changed.
         public var matrixOffset: UInt64
+        /// The track matrix before the edit.
         public var previousMatrix: TransformationMatrix
+        /// The track matrix written.
         public var newMatrix: TransformationMatrix
     }
 
@@ -29,7 +35,7 @@ public enum OrientationEditor {
     /// video track or more than one, a movie (`mvhd`) matrix other than identity (players would
     /// combine the two), or a track matrix that scales, shears or uses perspective (replacing it
     /// would change the picture, not just its orientation).
-    /// - Throws: ``EditError`` with the reason, ``FileError`` or ``MovieFormatError``.
+    /// - Throws: `EditError` with the reason, `FileError` or `MovieFormatError`.
     @discardableResult
     public static func setOrientation(_ orientation: VideoOrientation, ofMovieAt path: String) throws -> Edit {
         let file = try RandomAccessFile(path: path, mode: .update)

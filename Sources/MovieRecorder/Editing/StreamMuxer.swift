@@ -7,13 +7,13 @@ import Glibc
 #endif
 
 /// Writes already-encoded streams — a raw H.264 (Annex-B) file and a PCM WAV file — into a
-/// QuickTime movie through ``MovieWriter``, without re-encoding.
+/// QuickTime movie through `MovieWriter`, without re-encoding.
 ///
 /// ``mux(videoFile:audio:to:options:)`` writes the movie while the stream is still being read:
 /// a second thread finds the NAL units and pictures a megabyte at a time, and the pictures get
 /// their display positions from the reorder bound the stream's SPS states, so reading and
 /// writing overlap. A stream that states no bound (or breaks it) is read whole first, as
-/// ``mux(video:audio:to:options:)`` does for an ``AnnexBStream`` already in memory; the movies
+/// `mux(video:audio:to:options:)` does for an `AnnexBStream` already in memory; the movies
 /// differ only in how early decode times start (see ``mux(videoFile:audio:to:options:)``).
 public struct StreamMuxer {
     /// The least collected media written while the writer waits for the reading thread: one
@@ -22,17 +22,19 @@ public struct StreamMuxer {
 
     /// What to mux.
     public struct Options: Sendable {
+        /// The video frame rate, which sets every frame's duration; 30 fps by default.
         public var frameRate = FrameRate(frames: 30)
+        /// The orientation written into the video track's matrix; upright by default.
         public var orientation = VideoOrientation.up
         /// Creation time written into the headers; `nil` for now.
         public var creationTime: QuickTimeTimestamp?
         /// Overwrite an existing output file instead of refusing.
         public var overwrite = false
-        /// Movie metadata, written as `moov/meta`; see ``MovieWriter/Configuration/metadata``.
+        /// Movie metadata, written as `moov/meta`; see `MovieWriter.Configuration.metadata`.
         public var metadata: [MetadataItem] = []
         /// How often a movie fragment is written, or `nil` (the default) to write the classic
         /// layout directly. With fragments the file is written as a recording is and finished
-        /// into an ordinary movie; see ``MovieWriter/Configuration/fragmentInterval``.
+        /// into an ordinary movie; see `MovieWriter.Configuration.fragmentInterval`.
         public var fragmentInterval: Duration?
         /// A Boolean value that indicates whether the movie is forced to the disk (`fdatasync`)
         /// before a mux returns, and with fragments after
@@ -40,6 +42,7 @@ public struct StreamMuxer {
         /// write-back to the kernel.
         public var synchronizesToDisk = false
 
+        /// Creates options with the defaults.
         public init() {}
     }
 
@@ -60,8 +63,8 @@ public struct StreamMuxer {
     /// The audio track is cut or left as is so both tracks start at 0; video timing comes from
     /// the frame rate and the stream's picture order.
     /// - Returns: the writer's summary.
-    /// - Throws: ``FileError``, ``MovieFormatError``, ``MovieWriterError`` or
-    ///   ``WAVFile/FormatError``; a failed write removes the partial output.
+    /// - Throws: `FileError`, `MovieFormatError`, `MovieWriterError` or
+    ///   `WAVFile.FormatError`; a failed write removes the partial output.
     @discardableResult
     package static func mux(video: AnnexBStream, audio: (wav: WAVFile, path: String)?, to outputPath: String,
                            options: Options) throws -> MovieWriter.Summary {
@@ -93,11 +96,11 @@ public struct StreamMuxer {
     /// Writes the raw H.264 file at `videoPath` (and optionally `audio`) to a new movie at
     /// `outputPath`, writing while the stream is read.
     ///
-    /// The movie is the one ``mux(video:audio:to:options:)`` writes from the parsed stream, with
+    /// The movie is the one `mux(video:audio:to:options:)` writes from the parsed stream, with
     /// one difference: the decoder delay (how far decode times start before 0) is the reorder
     /// bound the SPS states, which can be larger than the stream needs.
-    /// - Throws: ``FileError``, ``MovieFormatError``, ``MovieWriterError`` or
-    ///   ``WAVFile/FormatError``; a failed write removes the partial output. An output that is
+    /// - Throws: `FileError`, `MovieFormatError`, `MovieWriterError` or
+    ///   `WAVFile.FormatError`; a failed write removes the partial output. An output that is
     ///   one of the inputs (the same file, or a link to it) is refused before anything is
     ///   written: the inputs are mapped, and writing over one would cut it short under the
     ///   mapping.
@@ -280,8 +283,8 @@ private struct MuxSession {
 
 extension AnnexBStream {
     /// Parses the Annex-B stream in the file at `path`, mapped rather than read; see
-    /// ``RandomAccessFile/mappedContents()``.
-    /// - Throws: ``FileError`` when the file cannot be read, ``MovieFormatError`` when it is not
+    /// `RandomAccessFile.mappedContents()`.
+    /// - Throws: `FileError` when the file cannot be read, `MovieFormatError` when it is not
     ///   an H.264 stream.
     public init(contentsOfFile path: String) throws {
         let file = try RandomAccessFile(path: path, mode: .read)

@@ -4,7 +4,7 @@ import MovieCapture
 import MovieEncoding
 /// Reads a mapped Annex-B stream on a thread of its own, up to a megabyte at a time, and hands the
 /// pictures it finds to the thread writing the movie, which gives them their display positions
-/// with ``PresentationOrder`` and writes them in decode order. The reading thread also faults in
+/// with `PresentationOrder` and writes them in decode order. The reading thread also faults in
 /// the audio that goes with the pictures it has read, so neither input's pages are mapped on
 /// the writer's time.
 ///
@@ -57,7 +57,7 @@ final class StreamReader: @unchecked Sendable {
     /// Waits for the stream's parameter sets.
     /// - Returns: the configuration and the stated reorder bound, or `nil` when the stream has to
     ///   be read whole to tell its display order.
-    /// - Throws: ``MovieFormatError`` when the parameter sets do not parse.
+    /// - Throws: `MovieFormatError` when the parameter sets do not parse.
     func configuration() throws -> Bound? {
         switch queue.pop() {
         case .configuration(let configuration, let bound)?: return Bound(configuration: configuration, reorderBound: bound)
@@ -69,8 +69,8 @@ final class StreamReader: @unchecked Sendable {
     /// Takes the pictures as they are read and calls `write` with each one's NAL units,
     /// presentation index and sync flag, in decode order, as soon as its display position is
     /// known.
-    /// - Throws: ``PresentationOrder/BoundExceeded`` when the stream breaks its reorder bound
-    ///   (nothing can be made of what was written), ``MovieFormatError`` when a slice header does
+    /// - Throws: `PresentationOrder.BoundExceeded` when the stream breaks its reorder bound
+    ///   (nothing can be made of what was written), `MovieFormatError` when a slice header does
     ///   not parse, and whatever `write` throws.
     /// `idle` is called each time the writer would wait for the reading thread.
     func writePictures(_ reorderBound: Int, idle: () throws -> Void = {},

@@ -14,7 +14,7 @@ import Synchronization
 public final class MovieFileOutput: OutputService, MediaReceiver {
     /// Events of a recording, like `AVCaptureFileOutputRecordingDelegate`'s callbacks.
     public enum Event: Sendable {
-        /// The first frame was accepted; `time` is its capture time on ``MonotonicClock``.
+        /// The first frame was accepted; `time` is its capture time on `MonotonicClock`.
         case didStartRecording(path: String, time: UInt64)
         /// The recording was paused; media is not recorded until it resumes.
         case didPauseRecording(path: String)
@@ -108,9 +108,14 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
 
     // MARK: OutputService
 
+    /// The clockwise rotation, in degrees, that the next recording stores in its track matrix.
     public var videoRotationAngle: Double { state.withLock { $0.angle } }
+    /// A Boolean value that indicates whether the next recording's matrix mirrors the picture.
     public var isVideoMirrored: Bool { state.withLock { $0.mirrored } }
 
+    /// Sets the rotation for the next recording; a recording in progress keeps its orientation
+    /// and lists the change in ``RecordingResult/rotationChanges``.
+    /// - Throws: `OrientationError` for an angle other than 0, 90, 180 or 270.
     public func setVideoRotationAngle(_ angle: Double) throws(OrientationError) {
         let orientation = try VideoOrientation(rotationAngle: angle, isMirrored: isVideoMirrored)
         let pipeline = state.withLock { s in
@@ -120,6 +125,8 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
         pipeline?.recordRotationChange(orientation)
     }
 
+    /// Sets whether the next recording is mirrored; a recording in progress keeps its
+    /// orientation and lists the change in ``RecordingResult/rotationChanges``.
     public func setVideoMirrored(_ mirrored: Bool) {
         let (pipeline, angle) = state.withLock { s in
             s.mirrored = mirrored
@@ -135,9 +142,11 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
     /// A Boolean value that indicates whether a recording is in progress.
     public var isRecording: Bool { state.withLock { $0.pipeline != nil } }
 
-    /// How much has been written so far: media duration and file size (`AVCaptureFileOutput`'s
-    /// recordedDuration and recordedFileSize).
+    /// The duration of media recorded so far in the recording in progress
+    /// (`AVCaptureFileOutput`'s recordedDuration); zero when not recording.
     public var recordedDuration: Duration { state.withLock { $0.pipeline?.progress.duration ?? .zero } }
+    /// The number of bytes written so far to the file of the recording in progress
+    /// (`AVCaptureFileOutput`'s recordedFileSize); 0 when not recording.
     public var recordedFileSize: UInt64 { state.withLock { $0.pipeline?.progress.bytes ?? 0 } }
     /// Frames dropped so far in this recording.
     public var droppedFrameCount: Int { state.withLock { $0.pipeline?.progress.dropped ?? 0 } }

@@ -12,7 +12,7 @@ public protocol OutputService: AnyObject, Sendable {
     /// A Boolean value that indicates whether the output's pictures are mirrored after rotation.
     var isVideoMirrored: Bool { get }
     /// Sets the rotation applied to what the output produces next.
-    /// - Throws: ``OrientationError`` for an angle other than 0, 90, 180 or 270.
+    /// - Throws: `OrientationError` for an angle other than 0, 90, 180 or 270.
     func setVideoRotationAngle(_ angle: Double) throws(OrientationError)
     /// Sets whether pictures are flipped left to right after the rotation.
     func setVideoMirrored(_ mirrored: Bool)

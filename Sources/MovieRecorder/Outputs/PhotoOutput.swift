@@ -41,6 +41,8 @@ public struct PhotoResult: Hashable, Sendable, CustomStringConvertible {
     /// The file's size in bytes.
     public var byteCount: Int
 
+    /// A textual representation of the result: path, size, byte count and orientation with its
+    /// Exif value.
     public var description: String {
         "\(path): \(width)x\(height) JPEG, \(byteCount) bytes, orientation \(orientation) (Exif \(orientation.exifOrientation))"
     }
@@ -109,14 +111,14 @@ public final class PhotoOutput: OutputService, MediaReceiver {
     }
 
     /// The model written as Exif `Model` when the settings name none; `nil` writes the video
-    /// input's name (for a ``TestPatternSource``, "test pattern").
+    /// input's name (for a `TestPatternSource`, "test pattern").
     public var model: String? {
         get { state.withLock { $0.model } }
         set { state.withLock { $0.model = newValue } }
     }
 
     /// How long ``capturePhoto(to:overwrite:settings:)`` waits for the next frame before it
-    /// throws ``PhotoError/Code/timedOut``; 2 seconds by default.
+    /// throws `PhotoError.Code.timedOut`; 2 seconds by default.
     public var frameTimeout: Duration {
         get { state.withLock { $0.frameTimeout } }
         set { state.withLock { $0.frameTimeout = newValue } }
@@ -124,14 +126,20 @@ public final class PhotoOutput: OutputService, MediaReceiver {
 
     // MARK: OutputService
 
+    /// The clockwise rotation, in degrees, written into the Exif orientation of photos.
     public var videoRotationAngle: Double { state.withLock { $0.angle } }
+    /// A Boolean value that indicates whether the Exif orientation of photos mirrors the picture.
     public var isVideoMirrored: Bool { state.withLock { $0.mirrored } }
 
+    /// Sets the rotation written into photos requested from now on; the pixels are never rotated.
+    /// - Throws: `OrientationError` for an angle other than 0, 90, 180 or 270.
     public func setVideoRotationAngle(_ angle: Double) throws(OrientationError) {
         _ = try VideoOrientation(rotationAngle: angle)
         state.withLock { $0.angle = angle }
     }
 
+    /// Sets whether photos requested from now on are marked as mirrored in their Exif
+    /// orientation.
     public func setVideoMirrored(_ mirrored: Bool) {
         state.withLock { $0.mirrored = mirrored }
     }
@@ -148,11 +156,11 @@ public final class PhotoOutput: OutputService, MediaReceiver {
     ///   - overwrite: Replace an existing file; without it an existing file is an error.
     ///   - settings: The quality, and the make and model to record.
     /// - Returns: The file's path, size and the orientation it records.
-    /// - Throws: ``PhotoError``: not connected to a running session with a video input
-    ///   (``PhotoError/Code/notConnected``), no frame within ``frameTimeout``
-    ///   (``PhotoError/Code/timedOut``), a quality outside 1–100 or a compression failure
-    ///   (``PhotoError/Code/encodingFailed``), the file exists (``PhotoError/Code/fileExists``)
-    ///   or cannot be written (``PhotoError/Code/fileError``). `CancellationError` when the
+    /// - Throws: `PhotoError`: not connected to a running session with a video input
+    ///   (`PhotoError.Code.notConnected`), no frame within ``frameTimeout``
+    ///   (`PhotoError.Code.timedOut`), a quality outside 1–100 or a compression failure
+    ///   (`PhotoError.Code.encodingFailed`), the file exists (`PhotoError.Code.fileExists`)
+    ///   or cannot be written (`PhotoError.Code.fileError`). `CancellationError` when the
     ///   task is cancelled while waiting for the frame.
     public func capturePhoto(to path: String, overwrite: Bool = false,
                              settings: PhotoSettings = PhotoSettings()) async throws -> PhotoResult {

@@ -16,7 +16,7 @@ import Synchronization
 /// is dropped and counted, so capture never stalls and memory never grows. Frames from files
 /// wait instead. Encoded samples and audio wait for room in the writing queue (back-pressure):
 /// a stalled disk slows capture into counted drops and ALSA overruns rather than unbounded
-/// memory. The writing thread alone touches the ``MovieWriter``.
+/// memory. The writing thread alone touches the `MovieWriter`.
 final class RecordingPipeline: Sendable {
     struct Settings: Sendable {
         var path: String

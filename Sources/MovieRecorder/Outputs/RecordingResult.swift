@@ -7,6 +7,7 @@ import MovieEncoding
 /// Like `AVErrorRecordingSuccessfullyFinishedKey`, a result with an error can still be a
 /// finished, playable movie: check ``RecordingResult/isPlayable``.
 public struct RecordingError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The kinds of failure a caller can act on.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private let name: String
         private init(_ name: String) { self.name = name }
@@ -39,7 +40,7 @@ public struct RecordingError: Error, Hashable, Sendable, CustomStringConvertible
     public let code: Code
     /// A sentence that names the output and the step, and says what to do.
     public let message: String
-    /// The error that caused this one, such as the ``FileError`` of a failed write or the
+    /// The error that caused this one, such as the `FileError` of a failed write or the
     /// encoder's error, or `nil`.
     public let underlyingError: (any Error & Sendable)?
 
@@ -66,6 +67,7 @@ public struct RecordingError: Error, Hashable, Sendable, CustomStringConvertible
         hasher.combine(message)
     }
 
+    /// A textual representation of the error: its message.
     public var description: String { message }
 }
 
@@ -74,6 +76,7 @@ public struct RecordingError: Error, Hashable, Sendable, CustomStringConvertible
 public struct RotationChange: Hashable, Sendable {
     /// Time since the recording started.
     public var time: Duration
+    /// The orientation the output was turned to.
     public var orientation: VideoOrientation
 }
 
@@ -105,6 +108,8 @@ public struct RecordingResult: Sendable, CustomStringConvertible {
     /// The device interruption that ended it, if any.
     public var interruption: InterruptionReason?
 
+    /// A textual representation of the result: path, frames, duration, size and orientation, then
+    /// any losses, the error and whether the movie is playable.
     public var description: String {
         let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
         var text = "\(path): \(frameCount) frames, \(String(Int((seconds * 1000).rounded()))) ms, \(fileSize) bytes, orientation \(orientation)"

@@ -17,6 +17,7 @@ import Synchronization
 public final class VideoDataOutput: OutputService, MediaReceiver {
     /// A captured picture with the orientation to show it in.
     public struct Frame: Sendable {
+        /// The picture, as the source delivered it.
         public let frame: VideoFrame
         /// The clockwise angle to rotate the picture by to show it level.
         public let rotationAngle: Double
@@ -38,6 +39,9 @@ public final class VideoDataOutput: OutputService, MediaReceiver {
     /// The late-frame policy, fixed at creation: `true` keeps only the newest frame.
     public let alwaysDiscardsLateVideoFrames: Bool
 
+    /// Creates an output with the given late-frame policy.
+    /// - Parameter alwaysDiscardsLateVideoFrames: `true` to keep only the newest frame waiting;
+    ///   `false` to keep up to two.
     public init(alwaysDiscardsLateVideoFrames: Bool = true) {
         self.alwaysDiscardsLateVideoFrames = alwaysDiscardsLateVideoFrames
         (frames, continuation) = AsyncStream.makeStream(
@@ -51,14 +55,19 @@ public final class VideoDataOutput: OutputService, MediaReceiver {
     /// Frames handed to the stream.
     public var deliveredFrameCount: Int { state.withLock { $0.delivered } }
 
+    /// The clockwise rotation, in degrees, that frames delivered from now on carry.
     public var videoRotationAngle: Double { state.withLock { $0.angle } }
+    /// A Boolean value that indicates whether frames delivered from now on are marked as mirrored.
     public var isVideoMirrored: Bool { state.withLock { $0.mirrored } }
 
+    /// Sets the rotation the next frames carry; the pixels are not rotated.
+    /// - Throws: `OrientationError` for an angle other than 0, 90, 180 or 270.
     public func setVideoRotationAngle(_ angle: Double) throws(OrientationError) {
         _ = try VideoOrientation(rotationAngle: angle)
         state.withLock { $0.angle = angle }
     }
 
+    /// Sets whether the next frames are marked as mirrored.
     public func setVideoMirrored(_ mirrored: Bool) { state.withLock { $0.mirrored = mirrored } }
 
     func connect(_ sources: SourceDescription) {}

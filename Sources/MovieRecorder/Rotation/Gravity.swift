@@ -9,10 +9,14 @@ import MovieEncoding
 /// with the device upright in its natural orientation and its screen facing you, x points right,
 /// y points up and z points out of the screen towards you. Upright at rest, y ≈ +9.81.
 public struct GravityVector: Hashable, Sendable, CustomStringConvertible {
+    /// The acceleration along the x-axis, which points right, in m/s².
     public var x: Double
+    /// The acceleration along the y-axis, which points up, in m/s².
     public var y: Double
+    /// The acceleration along the z-axis, which points out of the screen, in m/s².
     public var z: Double
 
+    /// Creates a reading from its components along the device's axes, in m/s².
     public init(x: Double, y: Double, z: Double) {
         self.x = x
         self.y = y
@@ -39,5 +43,6 @@ public struct GravityVector: Hashable, Sendable, CustomStringConvertible {
     /// Lying flat, screen down.
     public static let faceDown = GravityVector(x: 0, y: 0, z: -standardGravity)
 
+    /// A textual representation of the vector, such as `(0.0, 9.81, 0.0) m/s²`.
     public var description: String { "(\(x), \(y), \(z)) m/s²" }
 }

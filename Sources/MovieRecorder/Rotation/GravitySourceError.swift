@@ -6,20 +6,25 @@ import MovieEncoding
 /// and what to do about it.
 public struct GravitySourceError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The kinds of failure a caller can act on.
-    public enum Code: Hashable, Sendable {
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private let name: String
+        private init(_ name: String) { self.name = name }
+        /// The code's name, as in source.
+        public var description: String { name }
+
         /// No such device directory, or no IIO device with an accelerometer (or with the
         /// requested name).
-        case notFound
+        public static let notFound = Code("notFound")
         /// A file the reading needs is missing: an axis's `_raw` file, or any scale file.
-        case missingFile
+        public static let missingFile = Code("missingFile")
         /// A file exists but cannot be read: permissions, or an error from the driver.
-        case unreadable
+        public static let unreadable = Code("unreadable")
         /// A file does not hold a finite number.
-        case malformed
+        public static let malformed = Code("malformed")
         /// The mount matrix is not nine numbers in three rows, or it is singular.
-        case invalidMountMatrix
+        public static let invalidMountMatrix = Code("invalidMountMatrix")
         /// ``GravitySource/start(handler:)`` was called while the source was reporting.
-        case alreadyRunning
+        public static let alreadyRunning = Code("alreadyRunning")
     }
 
     /// The kind of failure.
@@ -38,5 +43,6 @@ public struct GravitySourceError: Error, Hashable, Sendable, CustomStringConvert
         message = (file.map { "\(path)/\($0)" } ?? path) + ": " + detail
     }
 
+    /// A textual representation of the error: its message.
     public var description: String { message }
 }

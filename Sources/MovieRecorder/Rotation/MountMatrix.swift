@@ -58,7 +58,7 @@ public struct MountMatrix: Hashable, Sendable, CustomStringConvertible {
 
     /// Parses the kernel's text form, `x1, y1, z1; x2, y2, z2; x3, y3, z3`, with any spaces
     /// and a trailing newline.
-    /// - Throws: ``Invalid`` when the text is not three rows of three finite numbers, or the
+    /// - Throws: `Invalid` when the text is not three rows of three finite numbers, or the
     ///   matrix is singular.
     init(parsing text: String) throws(Invalid) {
         let groups = text.split(separator: ";", omittingEmptySubsequences: false)

@@ -8,7 +8,7 @@ import Synchronization
 /// horizon — like `AVCaptureDevice.RotationCoordinator`.
 ///
 /// The capture angle combines the device's rotation (from a ``GravitySource``) with how the
-/// camera is mounted (``CameraMounting``, from the V4L2 driver or the application). The preview
+/// camera is mounted (`CameraMounting`, from the V4L2 driver or the application). The preview
 /// angle also accounts for how the display showing the preview is rotated, so the two can
 /// differ. Both are readable now and observable — as an `AsyncStream` or a callback — with
 /// changes delivered in order.
@@ -52,7 +52,7 @@ public final class RotationCoordinator: Sendable {
     /// Creates a coordinator for `camera`.
     ///
     /// - Parameters:
-    ///   - camera: the camera; a ``V4L2Camera`` supplies its driver-reported mounting.
+    ///   - camera: the camera; a `V4L2Camera` supplies its driver-reported mounting.
     ///   - mounting: overrides what the driver reports (or supplies it for cameras that don't).
     ///   - gravitySource: the device's gravity; `nil` keeps the device upright.
     ///   - previewDisplayRotation: how the display showing the preview is rotated clockwise

@@ -68,7 +68,10 @@ public final class RotationObserver: Sendable {
     var isConsumerEnded: Bool { shared.state.withLock { $0.consumerEnded } }
 
     /// Sets the camera to observe, replacing the coordinator.
-    /// - Parameter mounting: overrides the camera's reported mounting.
+    /// - Parameters:
+    ///   - camera: The camera whose pictures the angles are for.
+    ///   - mounting: Overrides the camera's reported mounting.
+    /// - Throws: `GravitySourceError` when the gravity source cannot be subscribed to again.
     public func setCamera(_ camera: any VideoSource, mounting: CameraMounting? = nil) throws {
         try restart { s in
             s.camera = camera

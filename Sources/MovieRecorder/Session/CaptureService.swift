@@ -12,11 +12,14 @@ import MovieEncoding
 public actor CaptureService {
     /// The session the outputs belong to.
     public nonisolated let session: CaptureSession
+    /// The outputs added through this service, in the order they were added.
     public private(set) var outputs: [any OutputService] = []
     /// The latest capture angle, applied to every output.
     public private(set) var captureRotationAngle: Double = 0
     private var rotationTask: Task<Void, Never>?
 
+    /// Creates a service for the outputs of `session`.
+    /// - Parameter session: The session to add outputs to; a new one by default.
     public init(session: CaptureSession = CaptureSession()) {
         self.session = session
     }

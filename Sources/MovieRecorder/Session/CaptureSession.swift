@@ -6,6 +6,7 @@ import Synchronization
 
 /// An error from configuring, starting or running a capture session.
 public struct CaptureError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The kinds of failure a caller can act on.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private let name: String
         private init(_ name: String) { self.name = name }
@@ -20,20 +21,31 @@ public struct CaptureError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let noInputs = Code("noInputs")
     }
 
+    /// The kind of failure.
     public let code: Code
+    /// A sentence that says what failed and what to do.
     public let message: String
-    /// The source's own error, such as a ``DeviceError`` saying the camera is busy.
+    /// The source's own error, such as a `DeviceError` saying the camera is busy.
     public let underlying: (any Error)?
 
+    /// Creates an error.
+    /// - Parameters:
+    ///   - code: The kind of failure.
+    ///   - message: A sentence that says what failed and what to do.
+    ///   - underlying: The source's own error, if any.
     public init(_ code: Code, _ message: String, underlying: (any Error)? = nil) {
         self.code = code
         self.message = message
         self.underlying = underlying
     }
 
+    /// A textual representation of the error: its message.
     public var description: String { message }
 
+    /// Two errors are equal when their codes and messages are; the underlying errors are not
+    /// compared.
     public static func == (l: Self, r: Self) -> Bool { l.code == r.code && l.message == r.message }
+    /// Hashes the code and the message.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(code)
         hasher.combine(message)
@@ -50,7 +62,9 @@ public struct CaptureError: Error, Hashable, Sendable, CustomStringConvertible {
 public actor CaptureSession {
     /// What happens to a session.
     public enum Event: Sendable {
+        /// The session started: its sources are capturing.
         case started
+        /// The session stopped: its sources no longer capture.
         case stopped
         /// A source stopped delivering: a device was lost. Recordings were finalized.
         case interrupted(InterruptionReason)
@@ -62,14 +76,22 @@ public actor CaptureSession {
 
     /// The inputs and outputs of a session, changed inside ``CaptureSession/configure(_:)``.
     public struct Configuration: Sendable {
+        /// The video source, or `nil` for none.
         public private(set) var videoInput: (any VideoSource)?
+        /// The audio source, or `nil` for none.
         public private(set) var audioInput: (any AudioSource)?
+        /// The outputs media goes to, in the order they were added.
         public private(set) var outputs: [any OutputService] = []
 
         /// A Boolean value that indicates whether a video input can be added: a session has one.
         public func canAddInput(_ source: any VideoSource) -> Bool { videoInput == nil }
+        /// Returns a Boolean value that indicates whether an audio input can be added: a session
+        /// has one.
         public func canAddInput(_ source: any AudioSource) -> Bool { audioInput == nil }
 
+        /// Sets `source` as the video input.
+        /// - Throws: ``CaptureError`` with ``CaptureError/Code/cannotAdd`` when there is one
+        ///   already.
         public mutating func addInput(_ source: any VideoSource) throws {
             guard canAddInput(source) else {
                 throw CaptureError(.cannotAdd, "CaptureSession: cannot add video input '\(source.name)': the session already has '\(videoInput!.name)'; remove it first")
@@ -77,6 +99,9 @@ public actor CaptureSession {
             videoInput = source
         }
 
+        /// Sets `source` as the audio input.
+        /// - Throws: ``CaptureError`` with ``CaptureError/Code/cannotAdd`` when there is one
+        ///   already.
         public mutating func addInput(_ source: any AudioSource) throws {
             guard canAddInput(source) else {
                 throw CaptureError(.cannotAdd, "CaptureSession: cannot add audio input '\(source.name)': the session already has '\(audioInput!.name)'; remove it first")
@@ -84,7 +109,9 @@ public actor CaptureSession {
             audioInput = source
         }
 
+        /// Removes the video input, if any.
         public mutating func removeVideoInput() { videoInput = nil }
+        /// Removes the audio input, if any.
         public mutating func removeAudioInput() { audioInput = nil }
 
         /// A Boolean value that indicates whether an output can be added: one of this library's
@@ -93,6 +120,9 @@ public actor CaptureSession {
             output is any MediaReceiver && !outputs.contains { $0 === output }
         }
 
+        /// Adds `output`.
+        /// - Throws: ``CaptureError`` with ``CaptureError/Code/cannotAdd`` when it is already
+        ///   here or is not an output of this library.
         public mutating func addOutput(_ output: any OutputService) throws {
             guard canAddOutput(output) else {
                 throw CaptureError(.cannotAdd, "CaptureSession: cannot add \(type(of: output)): it is already in the session or is not a capture output of this library")
@@ -100,12 +130,16 @@ public actor CaptureSession {
             outputs.append(output)
         }
 
+        /// Removes `output`, if it is here.
         public mutating func removeOutput(_ output: any OutputService) {
             outputs.removeAll { $0 === output }
         }
     }
 
+    /// The current inputs and outputs; change them with ``configure(_:)``.
     public private(set) var configuration = Configuration()
+    /// A Boolean value that indicates whether the session runs: between ``startRunning()`` and
+    /// ``stopRunning()``.
     public private(set) var isRunning = false
     private var wasInterrupted = false
     /// Transactions, starts and stops run one at a time: each awaits device threads, and the
@@ -129,6 +163,7 @@ public actor CaptureSession {
     /// The session's events, newest kept when nobody reads (up to 32).
     public nonisolated let events: AsyncStream<Event>
 
+    /// Creates a session with no inputs or outputs.
     public init() {
         let (events, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .bufferingNewest(32))
         self.events = events
@@ -211,9 +246,11 @@ public actor CaptureSession {
 
     /// Adds an input in a transaction of its own.
     public func addInput(_ source: any VideoSource) async throws { try await configure { try $0.addInput(source) } }
+    /// Adds an audio input in a transaction of its own.
     public func addInput(_ source: any AudioSource) async throws { try await configure { try $0.addInput(source) } }
     /// Adds an output in a transaction of its own.
     public func addOutput(_ output: any OutputService) async throws { try await configure { try $0.addOutput(output) } }
+    /// Removes an output in a transaction of its own.
     public func removeOutput(_ output: any OutputService) async throws { try await configure { $0.removeOutput(output) } }
 
     /// Starts the sources; outputs receive media from now on.
