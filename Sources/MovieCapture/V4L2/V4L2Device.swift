@@ -127,9 +127,8 @@ package final class V4L2Device: @unchecked Sendable {
         for library in [SystemLibrary.v4l2, .v4lconvert] {
             if let failure = library.load() { throw DeviceError(.libraryMissing, device: path, step: "opening", detail: failure) }
         }
-        var raw: Int32
-        repeat { raw = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC) } while raw < 0 && errno == EINTR
-        guard raw >= 0 else { throw .v4l2(errno, device: path, step: "opening") }
+        let raw = try SystemCall.retrying { open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC) }
+            .get { DeviceError.v4l2($0.rawValue, device: path, step: "opening") }
         let wrapped = v4l2_fd_open(raw, Int32(V4L2_DISABLE_CONVERSION))
         guard wrapped >= 0 else {
             let e = errno
@@ -141,12 +140,15 @@ package final class V4L2Device: @unchecked Sendable {
 
     package func close() { _ = v4l2_close(fd) }
 
-    /// Runs an ioctl, retrying on EINTR; returns errno on failure.
+    /// Runs an ioctl, retrying on EINTR; returns 0, or errno on failure.
     package func ioctl<T>(_ request: UInt, _ argument: inout T) -> Int32 {
-        while true {
-            let result = withUnsafeMutablePointer(to: &argument) { CV4L2_ioctl(fd, request, $0) }
-            if result >= 0 { return 0 }
-            if errno != EINTR { return errno }
+        let fd = fd
+        let result = withUnsafeMutablePointer(to: &argument) { pointer in
+            SystemCall.retrying { CV4L2_ioctl(fd, request, pointer) }
+        }
+        switch result {
+        case .success: return 0
+        case .failure(let error): return error.rawValue
         }
     }
 

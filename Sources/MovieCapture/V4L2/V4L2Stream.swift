@@ -104,13 +104,14 @@ package final class V4L2Stream: @unchecked Sendable {
     package func run(stop: StopFlag, handler: @Sendable (VideoSourceEvent) -> Void) {
         var lastSequence: UInt32?
         var frameCount: UInt64 = 0
-        while !stop.isSet {
+        capture: while !stop.isSet {
             var pfd = pollfd(fd: device.fd, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&pfd, 1, 100)
-            if ready < 0 {
-                if errno == EINTR { continue }
-                handler(.interrupted(InterruptionReason(source: device.path, message: "poll failed: \(String(cString: strerror(errno)))")))
-                break
+            let ready: Int32
+            switch SystemCall.retrying({ poll(&pfd, 1, 100) }) {
+            case .success(let count): ready = count
+            case .failure(let error):
+                handler(.interrupted(InterruptionReason(source: device.path, message: "poll failed: \(error)")))
+                break capture
             }
             if ready == 0 { continue }
             if pfd.revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 && pfd.revents & Int16(POLLIN) == 0 {

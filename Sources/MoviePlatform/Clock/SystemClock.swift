@@ -23,6 +23,7 @@ package enum SystemClock {
     /// Sleeps until `deadline` (monotonic nanoseconds), resuming after signals.
     package static func sleep(untilMonotonic deadline: UInt64) {
         var ts = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
+        // clock_nanosleep returns its error instead of setting errno, so SystemCall does not fit.
         while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nil) == EINTR {}
     }
 }

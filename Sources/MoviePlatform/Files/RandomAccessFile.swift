@@ -59,10 +59,12 @@ package final class RandomAccessFile: MovieByteSink, MovieByteSource, MovieScrat
         case .createNew: flags = O_RDWR | O_CREAT | O_EXCL
         case .createOrTruncate: flags = O_RDWR | O_CREAT | O_TRUNC
         }
-        var fd: Int32
-        repeat { fd = open(path, flags | O_CLOEXEC, 0o644) } while fd < 0 && errno == EINTR
-        guard fd >= 0 else {
-            var code = errno
+        let opened = SystemCall.retrying { open(path, flags | O_CLOEXEC, 0o644) }
+        let fd: Int32
+        switch opened {
+        case .success(let descriptor): fd = descriptor
+        case .failure(let failure):
+            var code = failure.rawValue
             // O_CREAT | O_EXCL reports a directory as EEXIST; name what is really there.
             var existing = stat()
             if code == EEXIST, stat(path, &existing) == 0, (existing.st_mode & S_IFMT) == S_IFDIR { code = EISDIR }
@@ -93,12 +95,13 @@ package final class RandomAccessFile: MovieByteSink, MovieByteSource, MovieScrat
     package static func scratchFile(beside path: String) throws -> RandomAccessFile {
         let directory = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
         var template = Array(((directory.isEmpty ? "" : directory) + "/.movrec-scratch-XXXXXX").utf8CString)
-        var fd: Int32
-        repeat {
-            fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        } while fd < 0 && errno == EINTR
+        let created = SystemCall.retrying { template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) } }
         let name = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-        guard fd >= 0 else { throw FileError(path: name, step: "creating a scratch file", errno: errno) }
+        let fd: Int32
+        switch created {
+        case .success(let descriptor): fd = descriptor
+        case .failure(let error): throw FileError(path: name, step: "creating a scratch file", errno: error.rawValue)
+        }
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)  // as O_CLOEXEC does for the other files (mkostemp is a GNU extension Swift does not see)
         guard unlink(name) == 0 else {
             let error = FileError(path: name, step: "unlinking a new scratch file", errno: errno)
@@ -122,6 +125,7 @@ package final class RandomAccessFile: MovieByteSink, MovieByteSource, MovieScrat
         guard descriptor >= 0 else { return }
         let fd = descriptor
         descriptor = -1
+        // Not retried: Linux releases the descriptor even when close is interrupted.
         guard Glibc.close(fd) == 0 || errno == EINTR else { throw FileError(path: path, step: "closing", errno: errno) }
     }
 
@@ -154,11 +158,8 @@ package final class RandomAccessFile: MovieByteSink, MovieByteSource, MovieScrat
         let fd = try checkedDescriptor("reading")
         var done = 0
         while done < buffer.count {
-            let n = pread(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw FileError(path: path, step: "reading \(buffer.count) bytes at byte \(offset)", errno: errno)
-            }
+            let n = try SystemCall.retrying { pread(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done)) }
+                .get { FileError(path: path, step: "reading \(buffer.count) bytes at byte \(offset)", errno: $0.rawValue) }
             if n == 0 { break }
             done += n
         }
@@ -169,11 +170,9 @@ package final class RandomAccessFile: MovieByteSink, MovieByteSource, MovieScrat
         let fd = try checkedDescriptor("writing")
         var done = 0
         while done < bytes.count {
-            let n = pwrite(fd, bytes.baseAddress! + done, min(bytes.count - done, Self.maximumWriteSize), off_t(offset) + off_t(done))
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw FileError(path: path, step: "writing \(bytes.count) bytes at byte \(offset)", errno: errno)
-            }
+            let n = try SystemCall.retrying {
+                pwrite(fd, bytes.baseAddress! + done, min(bytes.count - done, Self.maximumWriteSize), off_t(offset) + off_t(done))
+            }.get { FileError(path: path, step: "writing \(bytes.count) bytes at byte \(offset)", errno: $0.rawValue) }
             done += n
         }
     }
@@ -198,12 +197,9 @@ package final class RandomAccessFile: MovieByteSink, MovieByteSource, MovieScrat
                 // The last buffer may reach past the limit: this call writes only its start.
                 let excess = max(0, bytes - Self.maximumWriteSize)
                 vectors[end - 1].iov_len -= excess
-                let n = pwritev(fd, vectors.baseAddress! + first, Int32(end - first), position)
+                let written = SystemCall.retrying { pwritev(fd, vectors.baseAddress! + first, Int32(end - first), position) }
                 vectors[end - 1].iov_len += excess
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw FileError(path: path, step: "writing \(total) bytes at byte \(offset)", errno: errno)
-                }
+                let n = try written.get { FileError(path: path, step: "writing \(total) bytes at byte \(offset)", errno: $0.rawValue) }
                 guard n > 0 else { throw FileError(path: path, step: "writing \(total) bytes at byte \(offset)", errno: EIO) }
                 position += off_t(n)
                 var left = n
@@ -247,18 +243,17 @@ package final class RandomAccessFile: MovieByteSink, MovieByteSource, MovieScrat
     package func reserve(_ count: UInt64) throws {
         let fd = try checkedDescriptor("reserving space")
         guard count > 0, count <= UInt64(Int64.max) else { return }
-        var result: Int32
-        repeat { result = CLinux_fallocate(fd, CLinux_FALLOC_FL_KEEP_SIZE(), 0, Int64(count)) } while result < 0 && errno == EINTR
-        if result < 0, errno == ENOSPC || errno == EDQUOT || errno == EFBIG {
-            throw FileError(path: path, step: "reserving \(count) bytes", errno: errno)
+        let reserved = SystemCall.retrying { CLinux_fallocate(fd, CLinux_FALLOC_FL_KEEP_SIZE(), 0, Int64(count)) }
+        if case .failure(let error) = reserved, [ENOSPC, EDQUOT, EFBIG].contains(error.rawValue) {
+            throw FileError(path: path, step: "reserving \(count) bytes", errno: error.rawValue)
         }
     }
 
     package func synchronize() throws {
         let fd = try checkedDescriptor("syncing")
-        var result: Int32
-        repeat { result = fdatasync(fd) } while result < 0 && errno == EINTR
-        guard result == 0 else { throw FileError(path: path, step: "flushing to disk (fdatasync)", errno: errno) }
+        if case .failure(let error) = SystemCall.retrying({ fdatasync(fd) }) {
+            throw FileError(path: path, step: "flushing to disk (fdatasync)", errno: error.rawValue)
+        }
     }
 
     package func truncate(to size: UInt64) throws {
