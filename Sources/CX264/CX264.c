@@ -2,6 +2,9 @@
 // encodes (`movrec mux`, `inspect`, `repair`) does not load it at start.
 #include "CLinux.h"
 #include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
 // What follows, the forwarding functions included, is hidden from other shared objects; the
 // loader's and pthread's declarations above are not (a hidden pthread_once would not link).
 #pragma GCC visibility push(hidden)
@@ -20,3 +23,17 @@
     V(x264_encoder_close, (x264_t *encoder), (encoder))
 
 CLINUX_LAZY_LIBRARY(CX264_load, "libx264.so." CLINUX_STRING(X264_BUILD), CX264_FUNCTIONS)
+
+// x264 calls this from its own threads with a printf format; the callback gets one formatted line.
+static void cx264_log(void *callback, int level, const char *format, va_list arguments) {
+    char line[1024];
+    vsnprintf(line, sizeof line, format, arguments);
+    size_t length = strlen(line);
+    while (length > 0 && line[length - 1] == '\n') line[--length] = 0;
+    ((void (*)(int, const char *))callback)(level, line);
+}
+
+void CX264_route_log(x264_param_t *param, void (*callback)(int level, const char *message)) {
+    param->pf_log = cx264_log;
+    param->p_log_private = (void *)callback;
+}

@@ -42,10 +42,11 @@ package final class H264Encoder: @unchecked Sendable {
             throw EncoderError(message: "H.264 encoder: \(failure)")
         }
         var param = x264_param_t()
-        guard x264_param_default_preset(&param, settings.preset, settings.tune) == 0 else {
+        guard Self.isKnown(preset: settings.preset, tune: settings.tune),
+              x264_param_default_preset(&param, settings.preset, settings.tune) == 0 else {
             throw EncoderError(message: "H.264 encoder: preset '\(settings.preset)'\(settings.tune.map { " with tune '\($0)'" } ?? "") is not known to x264; use ultrafast, superfast, veryfast, faster, fast, medium, slow, slower, veryslow or placebo, and a tune such as zerolatency, film or animation")
         }
-        param.i_log_level = X264_LOG_ERROR
+        Self.routeLog(&param)
         param.i_width = Int32(format.width)
         param.i_height = Int32(format.height)
         param.i_csp = format.pixelFormat == .nv12 ? X264_CSP_NV12 : X264_CSP_I420
@@ -85,7 +86,7 @@ package final class H264Encoder: @unchecked Sendable {
             default: throw EncoderError(message: "H.264 encoder: x264 option '\(name)' does not take the value '\(value)'")
             }
         }
-        if let profile = settings.profile, x264_param_apply_profile(&param, profile) != 0 {
+        if let profile = settings.profile, CX264_is_known_name(2, profile) == 0 || x264_param_apply_profile(&param, profile) != 0 {
             throw EncoderError(message: "H.264 encoder: profile '\(profile)' is unknown or cannot encode \(format.pixelFormat.rawValue) with these settings; use baseline, main or high")
         }
         guard let opened = CX264_encoder_open(&param) else {
@@ -181,5 +182,37 @@ package final class H264Encoder: @unchecked Sendable {
         guard let start = sei.firstIndex(of: UInt8(ascii: "x")), start + 4 < sei.count else { return "" }
         let text = sei[start...].prefix { $0 != 0 }
         return String(decoding: text, as: UTF8.self)
+    }
+}
+
+extension H264Encoder {
+    /// Whether x264 knows the preset (a name or its number) and every comma-separated tune,
+    /// checked before x264 sees them: x264 prints its complaint about an unknown name to
+    /// standard error itself.
+    static func isKnown(preset: String, tune: String?) -> Bool {
+        let presetKnown = CX264_is_known_name(0, preset) != 0 || (Int(preset).map { (0...9).contains($0) } ?? false)
+        let tunes = tune?.split(separator: ",").map(String.init) ?? []
+        return presetKnown && tunes.allSatisfy { CX264_is_known_name(1, $0) != 0 }
+    }
+
+    /// Sends libx264's messages to ``MovieRecorderLogging`` (component `x264`) at the level the
+    /// application asked for, instead of x264's default of printing them.
+    static func routeLog(_ param: inout x264_param_t) {
+        CX264_route_log(&param) { level, message in
+            let mapped: LogLevel = switch level {
+            case X264_LOG_ERROR: .error
+            case X264_LOG_WARNING: .warning
+            case X264_LOG_INFO: .info
+            default: .debug
+            }
+            MovieRecorderLogging.log(mapped, "x264", message.map { String(cString: $0) } ?? "")
+        }
+        param.i_log_level = switch MovieRecorderLogging.minimumLevel {
+        case nil: X264_LOG_NONE
+        case .trace?, .debug?: X264_LOG_DEBUG
+        case .info?, .notice?: X264_LOG_INFO
+        case .warning?: X264_LOG_WARNING
+        case .error?, .critical?: X264_LOG_ERROR
+        }
     }
 }
