@@ -252,16 +252,30 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
 
     // MARK: MediaReceiver
 
+    /// The session this output belongs to.
+    let sessionClaim = SessionClaim()
+
     func connect(_ sources: SourceDescription) {
         state.withLock { $0.sources = sources }
     }
 
-    func disconnect() {
+    func disconnect(_ reason: DisconnectReason) {
         let pipeline = state.withLock { s in
             s.sources = nil
             return s.pipeline
         }
-        pipeline?.beginStop(reason: RecordingError(.notConnected, "MovieFileOutput: the capture session stopped"))
+        let why = switch reason {
+        case .sessionStopped: "the capture session stopped"
+        case .removed: "the output was removed from the capture session"
+        case .inputsChanged: "the capture session's inputs changed"
+        }
+        pipeline?.beginStop(reason: RecordingError(.notConnected, "MovieFileOutput: \(why); the movie was finalized up to that point"))
+    }
+
+    /// Waits for a recording the disconnect stopped to be finalized, so ``isRecording`` is
+    /// `false` when the session's `stopRunning()` or `removeOutput(_:)` returns.
+    func finishDisconnecting() async {
+        _ = await stopRecording()
     }
 
     func receive(_ event: VideoSourceEvent) {

@@ -329,13 +329,21 @@ public final class PhotoOutput: OutputService, MediaReceiver {
 
     // MARK: MediaReceiver
 
+    /// The session this output belongs to.
+    let sessionClaim = SessionClaim()
+
     func connect(_ sources: SourceDescription) {
         state.withLock { $0.sources = sources }
     }
 
-    func disconnect() {
+    func disconnect(_ reason: DisconnectReason) {
         state.withLock { $0.sources = nil }
-        failWaiting(PhotoError(.notConnected, "PhotoOutput: the capture session stopped or changed its inputs before a video frame arrived"))
+        let why = switch reason {
+        case .sessionStopped: "the capture session stopped"
+        case .removed: "the output was removed from the capture session"
+        case .inputsChanged: "the capture session changed its inputs"
+        }
+        failWaiting(PhotoError(.notConnected, "PhotoOutput: \(why) before a video frame arrived"))
     }
 
     func receive(_ event: VideoSourceEvent) {

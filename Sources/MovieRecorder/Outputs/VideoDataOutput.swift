@@ -70,8 +70,11 @@ public final class VideoDataOutput: OutputService, MediaReceiver {
     /// Sets whether the next frames are marked as mirrored.
     public func setVideoMirrored(_ mirrored: Bool) { state.withLock { $0.mirrored = mirrored } }
 
+    /// The session this output belongs to.
+    let sessionClaim = SessionClaim()
+
     func connect(_ sources: SourceDescription) {}
-    func disconnect() {}
+    func disconnect(_ reason: DisconnectReason) {}
     var isConsumingMedia: Bool { true }
     func receive(_ event: AudioSourceEvent) {}
 

@@ -117,15 +117,19 @@ public actor CaptureSession {
         /// A Boolean value that indicates whether an output can be added: one of this library's
         /// outputs, not already in the session.
         public func canAddOutput(_ output: any OutputService) -> Bool {
-            output is any MediaReceiver && !outputs.contains { $0 === output }
+            guard let receiver = output as? any MediaReceiver else { return false }
+            return !outputs.contains { $0 === output } && receiver.sessionClaim.isAvailable(to: sessionID)
         }
+
+        /// The session this configuration belongs to, set while it is being changed.
+        var sessionID: ObjectIdentifier?
 
         /// Adds `output`.
         /// - Throws: ``CaptureError`` with ``CaptureError/Code/cannotAdd`` when it is already
         ///   here or is not an output of this library.
         public mutating func addOutput(_ output: any OutputService) throws {
             guard canAddOutput(output) else {
-                throw CaptureError(.cannotAdd, "CaptureSession: cannot add \(type(of: output)): it is already in the session or is not a capture output of this library")
+                throw CaptureError(.cannotAdd, "CaptureSession: cannot add \(type(of: output)): it is already in this or another session, or is not a capture output of this library; remove it from the other session first")
             }
             outputs.append(output)
         }
@@ -196,11 +200,17 @@ public actor CaptureSession {
 
     /// Returns a Boolean value that indicates whether `output` can be added: one of this
     /// library's outputs, in no session yet.
-    public func canAddOutput(_ output: any OutputService) -> Bool { configuration.canAddOutput(output) }
+    public func canAddOutput(_ output: any OutputService) -> Bool {
+        var current = configuration
+        current.sessionID = ObjectIdentifier(self)
+        return current.canAddOutput(output)
+    }
 
     private func applyConfiguration(_ change: (inout Configuration) throws -> Void) async throws {
         var proposed = configuration
+        proposed.sessionID = ObjectIdentifier(self)
         try change(&proposed)
+        try claimOutputs(of: proposed)
         guard isRunning else {
             configuration = proposed
             return
@@ -234,14 +244,34 @@ public actor CaptureSession {
             oldAudio?.stop()
         }
         configuration = proposed
-        let removed = old.outputs.filter { o in !proposed.outputs.contains { $0 === o } }
-        for output in removed { (output as? any MediaReceiver)?.disconnect() }
+        let removed = old.outputs.filter { o in !proposed.outputs.contains { $0 === o } }.compactMap { $0 as? any MediaReceiver }
+        for output in removed { output.disconnect(.removed) }
+        let kept = proposed.outputs.compactMap { $0 as? any MediaReceiver }
         if videoChanged || audioChanged {
-            for output in proposed.outputs { (output as? any MediaReceiver)?.disconnect() }
+            for output in kept { output.disconnect(.inputsChanged) }
         }
-        router.setReceivers(proposed.outputs.compactMap { $0 as? any MediaReceiver })
+        router.setReceivers(kept)
         let description = sourceDescription()
-        for output in proposed.outputs { (output as? any MediaReceiver)?.connect(description) }
+        for output in kept { output.connect(description) }
+        for output in removed { await output.finishDisconnecting() }
+    }
+
+    /// Claims the outputs `proposed` adds for this session and releases those it drops.
+    /// - Throws: ``CaptureError`` with ``CaptureError/Code/cannotAdd`` when another session
+    ///   claimed an output first; nothing is claimed then.
+    private func claimOutputs(of proposed: Configuration) throws {
+        let receivers = proposed.outputs.compactMap { $0 as? any MediaReceiver }
+        var claimed: [any MediaReceiver] = []
+        for receiver in receivers where !configuration.outputs.contains(where: { $0 === receiver }) {
+            guard receiver.sessionClaim.claim(for: self) else {
+                for earlier in claimed { earlier.sessionClaim.release(from: self) }
+                throw CaptureError(.cannotAdd, "CaptureSession: cannot add \(type(of: receiver)): another session has it; remove it from that session first")
+            }
+            claimed.append(receiver)
+        }
+        for output in configuration.outputs where !proposed.outputs.contains(where: { $0 === output }) {
+            (output as? any MediaReceiver)?.sessionClaim.release(from: self)
+        }
     }
 
     /// Adds an input in a transaction of its own.
@@ -272,7 +302,7 @@ public actor CaptureSession {
             do {
                 try await start(video)
             } catch {
-                for output in configuration.outputs { (output as? any MediaReceiver)?.disconnect() }
+                for output in configuration.outputs { (output as? any MediaReceiver)?.disconnect(.sessionStopped) }
                 throw error
             }
         }
@@ -283,7 +313,7 @@ public actor CaptureSession {
                 let video = configuration.videoInput
                 halt(video)
                 await runBlocking { video?.stop() }
-                for output in configuration.outputs { (output as? any MediaReceiver)?.disconnect() }
+                for output in configuration.outputs { (output as? any MediaReceiver)?.disconnect(.sessionStopped) }
                 throw error
             }
         }
@@ -306,7 +336,8 @@ public actor CaptureSession {
         let (video, audio) = (configuration.videoInput, configuration.audioInput)
         // Outputs first: a recording stops taking media (and releases a file source waiting on
         // it) before the source threads are joined.
-        for output in configuration.outputs { (output as? any MediaReceiver)?.disconnect() }
+        let receivers = configuration.outputs.compactMap { $0 as? any MediaReceiver }
+        for output in receivers { output.disconnect(.sessionStopped) }
         halt(video)
         halt(audio)
         await runBlocking {
@@ -315,6 +346,7 @@ public actor CaptureSession {
         }
         router.setReceivers([])
         if router.takeInterrupted() { wasInterrupted = true }
+        for output in receivers { await output.finishDisconnecting() }
         eventContinuation.yield(.stopped)
     }
 
