@@ -110,6 +110,29 @@ public final class VideoFrame: Sendable {
                   sequenceNumber: sequenceNumber, planes: planes, storage: storage)
     }
 
+    /// Creates a frame holding a copy of `bytes`: a tightly packed I420 or NV12 picture, as an
+    /// application's own ``VideoSource`` delivers it.
+    /// - Parameters:
+    ///   - bytes: The picture: the Y plane, then U and V (I420) or the interleaved UV plane
+    ///     (NV12), rows without padding.
+    ///   - width: The picture width in pixels.
+    ///   - height: The picture height in pixels.
+    ///   - pixelFormat: The layout of `bytes`.
+    ///   - timestamp: The capture time on ``MonotonicClock``, in nanoseconds.
+    ///   - sequenceNumber: The source's frame counter.
+    /// - Throws: ``SourceError`` with ``SourceError/Code/invalidConfiguration`` when the size is
+    ///   not positive or `bytes` does not hold exactly one such picture.
+    public convenience init(copying bytes: [UInt8], width: Int, height: Int, pixelFormat: PixelFormat,
+                            timestamp: UInt64, sequenceNumber: UInt64) throws(SourceError) {
+        guard width > 0, height > 0, bytes.count == pixelFormat.byteCount(width: width, height: height) else {
+            throw SourceError(.invalidConfiguration, source: "VideoFrame", step: "creating",
+                              "\(bytes.count) bytes are not one \(width)x\(height) \(pixelFormat.rawValue) picture; it takes \(width > 0 && height > 0 ? pixelFormat.byteCount(width: width, height: height) : 0)")
+        }
+        let storage = OwnedPictureMemory(bytes)
+        self.init(packed: storage.base, width: width, height: height, pixelFormat: pixelFormat, timestamp: timestamp,
+                  sequenceNumber: sequenceNumber, storage: storage)
+    }
+
     /// A copy of the picture's bytes, tightly packed (for analysis or saving).
     public func packedBytes() -> [UInt8] {
         var out = [UInt8]()
@@ -172,4 +195,15 @@ package final class PixelBufferPool: Sendable {
 package struct UnsafeMutableRawPointerBox: @unchecked Sendable {
     package let pointer: UnsafeMutableRawPointer
     package init(_ pointer: UnsafeMutableRawPointer) { self.pointer = pointer }
+}
+
+/// Memory a frame made from an application's bytes owns, freed with the last reference.
+private final class OwnedPictureMemory: @unchecked Sendable {
+    // @unchecked: written once here, then only read through the frame's planes.
+    let base: UnsafeMutableRawPointer
+    init(_ bytes: [UInt8]) {
+        base = .allocate(byteCount: max(bytes.count, 1), alignment: 64)
+        bytes.withUnsafeBytes { base.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+    }
+    deinit { base.deallocate() }
 }
