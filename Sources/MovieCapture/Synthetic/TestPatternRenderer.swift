@@ -292,17 +292,3 @@ package struct TestPatternRenderer: Sendable {
         [0b01110, 0b10001, 0b10001, 0b01111, 0b00001, 0b00010, 0b01100],
     ]
 }
-
-/// A small, fast pseudo-random sequence (SplitMix64) for texture and noise; the same seed gives
-/// the same pictures.
-package struct NoiseGenerator {
-    private var state: UInt64
-    package init(seed: UInt64) { state = seed }
-    package mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

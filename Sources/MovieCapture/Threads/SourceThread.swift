@@ -4,59 +4,6 @@ import MoviePlatform
 import Glibc
 #endif
 
-/// One run of a source's capture thread, from `start` to `stop`: the request to stop, and the
-/// waits that request interrupts.
-package final class CaptureRun: @unchecked Sendable {
-    // @unchecked: all state is guarded by `lock`.
-    private let lock = ConditionLock()
-    private var stopRequested = false
-    private var finished = false
-    private var thread: pthread_t?
-
-    /// A Boolean value that indicates whether the run was asked to stop.
-    package var isStopRequested: Bool { lock.withLock { stopRequested } }
-
-    /// A Boolean value that indicates whether the run has delivered its last event, or its body
-    /// has returned.
-    package var hasFinished: Bool { lock.withLock { finished } }
-
-    /// A Boolean value that indicates whether the caller is the run's capture thread.
-    package var isCurrentThread: Bool {
-        lock.withLock { thread.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
-    }
-
-    /// Asks the capture thread to stop and wakes it from ``wait(until:)``.
-    package func requestStop() {
-        lock.withLock {
-            stopRequested = true
-            lock.broadcast()
-        }
-    }
-
-    /// Waits until `deadline` on ``MonotonicClock``, or until a stop is requested.
-    /// - Returns: `true` when the deadline was reached, `false` when the run was asked to stop.
-    package func wait(until deadline: UInt64) -> Bool {
-        lock.withLock {
-            while !stopRequested {
-                if MonotonicClock.now() >= deadline { return true }
-                _ = lock.wait(until: deadline)
-            }
-            return false
-        }
-    }
-
-    /// Delivers the run's last event (`.ended` or `.interrupted`) through `deliver`, having
-    /// first marked the run finished, so that a `start` the event prompts begins a new run
-    /// instead of finding this one still going.
-    package func finish(_ deliver: () -> Void) {
-        lock.withLock { finished = true }
-        deliver()
-    }
-
-    fileprivate func enter() { lock.withLock { thread = pthread_self() } }
-    fileprivate func exit() { lock.withLock { finished = true } }
-}
-
 /// The dedicated thread a synthetic or file source captures on, and the rules for starting and
 /// stopping it.
 ///
@@ -165,40 +112,6 @@ package final class SourceThread: @unchecked Sendable {
             state = .idle
             lock.broadcast()
         }
-    }
-}
-
-/// Capture times on ``MonotonicClock`` for equally spaced items — video frames or audio sample
-/// frames: item `n` is at `start + n × seconds / count`, in whole nanoseconds rounded down from
-/// the exact rational value, so no error accumulates however long a run lasts.
-package struct CaptureTimeline: Sendable {
-    /// The time of item 0, in nanoseconds.
-    package let start: UInt64
-    /// Items per `seconds`: frames, or the sample rate.
-    package let count: UInt64
-    package let seconds: UInt64
-
-    package init(start: UInt64, count: UInt64, seconds: UInt64 = 1) {
-        precondition(count > 0 && seconds > 0)
-        self.start = start
-        self.count = count
-        self.seconds = seconds
-    }
-
-    /// The time of item `n`.
-    package func time(of n: UInt64) -> UInt64 {
-        let product = (n * seconds).multipliedFullWidth(by: 1_000_000_000)
-        return start + count.dividingFullWidth(product).quotient
-    }
-
-    /// The last item whose time is at or before `time` (0 before the start).
-    package func index(at time: UInt64) -> UInt64 {
-        guard time > start else { return 0 }
-        let product = (time - start).multipliedFullWidth(by: count)
-        var n = (seconds * 1_000_000_000).dividingFullWidth(product).quotient
-        while n > 0, self.time(of: n) > time { n -= 1 }
-        while self.time(of: n + 1) <= time { n += 1 }
-        return n
     }
 }
 

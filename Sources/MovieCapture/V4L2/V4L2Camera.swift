@@ -195,10 +195,3 @@ public final class V4L2Camera: VideoSource {
         thread?.join()
     }
 }
-
-/// A flag one thread sets and another polls.
-package final class StopFlag: Sendable {
-    private let value = Atomic<Bool>(false)
-    package func set() { value.store(true, ordering: .releasing) }
-    package var isSet: Bool { value.load(ordering: .acquiring) }
-}

@@ -5,106 +5,11 @@ import Glibc
 #endif
 internal import CV4L2
 
-/// A V4L2 pixel format code such as `YUYV`, `MJPG` or `YU12`.
-public struct V4L2PixelFormat: Hashable, Sendable, CustomStringConvertible {
-    /// The four characters packed little-endian, as V4L2's `v4l2_fourcc` packs them.
-    public let rawValue: UInt32
-
-    /// Creates a code from its 32-bit value, as a driver reports it.
-    public init(rawValue: UInt32) { self.rawValue = rawValue }
-
-    /// Creates a code from four ASCII characters, such as "YUYV".
-    public init?(_ text: String) {
-        guard let code = FourCC(text) else { return nil }
-        // V4L2 codes are little-endian: the first character is the lowest byte.
-        let b = code.bytes
-        rawValue = UInt32(b[0]) | UInt32(b[1]) << 8 | UInt32(b[2]) << 16 | UInt32(b[3]) << 24
-    }
-
-    /// A textual representation of the code: its four characters, trailing spaces removed.
-    public var description: String {
-        let bytes = [rawValue & 0xFF, rawValue >> 8 & 0xFF, rawValue >> 16 & 0xFF, rawValue >> 24 & 0xFF]
-        return String(decoding: bytes.map { UInt8($0) }, as: UTF8.self).trimmingTrailingSpaces
-    }
-
-    /// Planar 4:2:0, Y then U then V (`YU12`); passed on without conversion.
-    public static let yuv420 = V4L2PixelFormat("YU12")!
-    /// Planar Y, then interleaved U/V, 4:2:0 (`NV12`); passed on without conversion.
-    public static let nv12 = V4L2PixelFormat("NV12")!
-    /// Packed 4:2:2, Y U Y V (`YUYV`); converted to I420 by libv4lconvert.
-    public static let yuyv = V4L2PixelFormat("YUYV")!
-    /// Packed 4:2:2, U Y V Y (`UYVY`); converted to I420 by libv4lconvert.
-    public static let uyvy = V4L2PixelFormat("UYVY")!
-    /// Motion JPEG (`MJPG`), one JPEG picture a frame; converted to I420 by libv4lconvert.
-    public static let mjpeg = V4L2PixelFormat("MJPG")!
-    /// Packed 8-bit RGB, three bytes a pixel (`RGB3`); converted to I420 by libv4lconvert.
-    public static let rgb24 = V4L2PixelFormat("RGB3")!
-    /// Packed 8-bit BGR, three bytes a pixel (`BGR3`); converted to I420 by libv4lconvert.
-    public static let bgr24 = V4L2PixelFormat("BGR3")!
-
-    /// The library pixel format this code is without conversion, if any.
-    package var directPixelFormat: PixelFormat? {
-        switch self {
-        case .yuv420: .i420
-        case .nv12: .nv12
-        default: nil
-        }
-    }
-}
-
 extension String {
     package var trimmingTrailingSpaces: String {
         var s = self
         while s.last == " " || s.last == "\0" { s.removeLast() }
         return s
-    }
-}
-
-/// A size a camera offers for a pixel format, with its frame rates.
-public struct CameraFrameSize: Hashable, Sendable, CustomStringConvertible {
-    /// The width in pixels.
-    public var width: Int
-    /// The height in pixels.
-    public var height: Int
-    /// The frame rates offered at this size, fastest first.
-    public var frameRates: [FrameRate]
-
-    /// A textual representation of the size and its rates, such as `1280x720 @ 30, 15`.
-    public var description: String {
-        "\(width)x\(height)" + (frameRates.isEmpty ? "" : " @ " + frameRates.map(\.shortDescription).joined(separator: ", "))
-    }
-}
-
-/// A pixel format a camera offers, with its sizes.
-public struct CameraFormat: Hashable, Sendable, CustomStringConvertible {
-    /// The format's V4L2 code.
-    public var pixelFormat: V4L2PixelFormat
-    /// The driver's description, such as "YUYV 4:2:2".
-    public var name: String
-    /// The frame sizes offered in this format.
-    public var sizes: [CameraFrameSize]
-
-    /// A textual representation of the format: its code, the driver's name for it and its sizes.
-    public var description: String { "\(pixelFormat) (\(name)): " + sizes.map(\.description).joined(separator: "; ") }
-}
-
-/// A V4L2 capture device found by ``V4L2Camera/devices()``.
-public struct CameraDevice: Hashable, Sendable, CustomStringConvertible {
-    /// The device node, such as /dev/video0.
-    public var path: String
-    /// The driver's name, such as `uvcvideo` or `vivid`.
-    public var driver: String
-    /// The card name, such as "vivid" or a webcam's model.
-    public var name: String
-    /// Where the device is attached, as the driver reports it, such as `usb-0000:00:14.0-1`.
-    public var busInfo: String
-    /// The pixel formats the device offers, with their sizes and frame rates.
-    public var formats: [CameraFormat]
-
-    /// A textual representation of the device: its path, name, driver and bus, then one line per
-    /// format.
-    public var description: String {
-        "\(path): \(name) (driver \(driver), \(busInfo))\n" + formats.map { "    " + $0.description }.joined(separator: "\n")
     }
 }
 

@@ -1,3 +1,5 @@
+
+
 /// How a player must turn and flip a video's encoded pixels to show them upright.
 ///
 /// `rotationAngle` has the meaning of `AVCaptureConnection.videoRotationAngle`: degrees
@@ -121,16 +123,5 @@ public struct VideoOrientation: Hashable, Sendable, CustomStringConvertible {
     /// flipped, such as `90°` or `0° mirrored`.
     public var description: String {
         "\(rotationAngle)°" + (isMirrored ? " mirrored" : "")
-    }
-}
-
-/// The error thrown for a rotation angle a movie cannot store.
-public struct OrientationError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// The angle that was refused.
-    public let angle: Double
-
-    /// A textual representation of the error: the refused angle and the angles a movie can store.
-    public var description: String {
-        "rotation angle \(angle)° is not supported: use 0, 90, 180 or 270 degrees clockwise"
     }
 }

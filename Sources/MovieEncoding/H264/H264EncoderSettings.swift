@@ -1,6 +1,7 @@
 import MovieContainer
 import MoviePlatform
 import MovieCapture
+
 /// How the H.264 encoder (libx264) compresses video.
 ///
 /// Defaults suit a live recorder: the `veryfast` preset, High profile, constant quality 23, a
@@ -41,13 +42,4 @@ public struct H264EncoderSettings: Hashable, Sendable {
     /// Creates settings with the defaults for a live recorder: the `veryfast` preset, High
     /// profile, CRF 23, a keyframe every two seconds and BT.709 colour.
     public init() {}
-}
-
-/// An error from the H.264 encoder: bad settings, or libx264 failing.
-public struct EncoderError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// A sentence that names the setting or the libx264 step that failed, and what to use instead
-    /// where it can.
-    public let message: String
-    /// A textual representation of the error: its ``message``.
-    public var description: String { message }
 }

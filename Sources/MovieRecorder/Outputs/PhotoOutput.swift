@@ -7,47 +7,6 @@ import Glibc
 #endif
 import Synchronization
 
-/// The choices for one photo, like `AVCapturePhotoSettings`.
-public struct PhotoSettings: Hashable, Sendable {
-    /// The JPEG quality, from 1 (smallest file) to 100 (best picture); 90 by default.
-    public var quality: Int
-    /// The camera's manufacturer written as Exif `Make`, overriding ``PhotoOutput/make``.
-    public var make: String?
-    /// The camera's model written as Exif `Model`, overriding ``PhotoOutput/model``.
-    public var model: String?
-
-    /// Creates settings for one photo.
-    /// - Parameters:
-    ///   - quality: The JPEG quality, 1–100.
-    ///   - make: The Exif `Make`, or `nil` for the output's.
-    ///   - model: The Exif `Model`, or `nil` for the output's.
-    public init(quality: Int = 90, make: String? = nil, model: String? = nil) {
-        self.quality = quality
-        self.make = make
-        self.model = model
-    }
-}
-
-/// What a captured photo produced.
-public struct PhotoResult: Hashable, Sendable, CustomStringConvertible {
-    /// The JPEG file's path.
-    public var path: String
-    /// The stored picture's width in pixels: the frame's, never swapped by the orientation.
-    public var width: Int
-    /// The stored picture's height in pixels.
-    public var height: Int
-    /// The orientation written as the Exif `Orientation` tag.
-    public var orientation: VideoOrientation
-    /// The file's size in bytes.
-    public var byteCount: Int
-
-    /// A textual representation of the result: path, size, byte count and orientation with its
-    /// Exif value.
-    public var description: String {
-        "\(path): \(width)x\(height) JPEG, \(byteCount) bytes, orientation \(orientation) (Exif \(orientation.exifOrientation))"
-    }
-}
-
 /// An output that captures still photos as JPEG files, as `AVCapturePhotoOutput` does.
 ///
 /// Add it to a ``CaptureSession`` and start the session, then call

@@ -183,27 +183,3 @@ public final class RotationCoordinator: Sendable {
 
     static func normalize(_ degrees: Int) -> Int { ((degrees % 360) + 360) % 360 }
 }
-
-/// A registration for angle callbacks; ``cancel()`` ends it.
-public final class RotationObservation: Sendable {
-    private let onCancel: Mutex<(@Sendable () -> Void)?>
-
-    init(_ onCancel: @escaping @Sendable () -> Void) { self.onCancel = Mutex(onCancel) }
-
-    /// Stops the callbacks. Safe to call more than once.
-    public func cancel() {
-        let action = onCancel.withLock { action in
-            defer { action = nil }
-            return action
-        }
-        action?()
-    }
-
-    deinit { cancel() }
-}
-
-/// A weak reference that can cross threads.
-final class WeakBox<T: AnyObject>: @unchecked Sendable {
-    // @unchecked: set once right after creation, before any reading thread can see it.
-    weak var value: T?
-}

@@ -4,54 +4,6 @@ import MovieCapture
 import MovieEncoding
 import Synchronization
 
-/// An error from configuring, starting or running a capture session.
-public struct CaptureError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// The kinds of failure a caller can act on.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        private let name: String
-        private init(_ name: String) { self.name = name }
-        /// The code's name, as in source.
-        public var description: String { name }
-
-        /// The configuration cannot hold that input or output.
-        public static let cannotAdd = Code("cannotAdd")
-        /// A source could not start: the device is missing, busy, refuses the format…
-        public static let sourceFailed = Code("sourceFailed")
-        /// Starting a session with no inputs.
-        public static let noInputs = Code("noInputs")
-    }
-
-    /// The kind of failure.
-    public let code: Code
-    /// A sentence that says what failed and what to do.
-    public let message: String
-    /// The source's own error, such as a `DeviceError` saying the camera is busy.
-    public let underlying: (any Error)?
-
-    /// Creates an error.
-    /// - Parameters:
-    ///   - code: The kind of failure.
-    ///   - message: A sentence that says what failed and what to do.
-    ///   - underlying: The source's own error, if any.
-    public init(_ code: Code, _ message: String, underlying: (any Error)? = nil) {
-        self.code = code
-        self.message = message
-        self.underlying = underlying
-    }
-
-    /// A textual representation of the error: its message.
-    public var description: String { message }
-
-    /// Two errors are equal when their codes and messages are; the underlying errors are not
-    /// compared.
-    public static func == (l: Self, r: Self) -> Bool { l.code == r.code && l.message == r.message }
-    /// Hashes the code and the message.
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(code)
-        hasher.combine(message)
-    }
-}
-
 /// An object that connects capture inputs — a camera, a microphone, or their synthetic and file
 /// stand-ins — to outputs, like `AVCaptureSession`.
 ///
@@ -390,60 +342,4 @@ public actor CaptureSession {
     private func runBlocking(_ body: @escaping @Sendable () -> Void) async {
         _ = try? await runOnDedicatedThread(name: "movrec-stop", body)
     }
-}
-
-/// Hands each source event to every connected output, on the source's capture thread.
-final class MediaRouter: Sendable {
-    private let receivers = Mutex<[any MediaReceiver]>([])
-    private let interrupted = Mutex(false)
-    private let onInterruption: @Sendable (InterruptionReason) -> Void
-
-    init(onInterruption: @escaping @Sendable (InterruptionReason) -> Void) {
-        self.onInterruption = onInterruption
-    }
-
-    func setReceivers(_ list: [any MediaReceiver]) { receivers.withLock { $0 = list } }
-
-    /// Holds a file source's thread until some output consumes media or its gate is halted:
-    /// files wait, cameras never do.
-    private func waitForConsumer(_ gate: SourceGate) {
-        guard !gate.live else { return }
-        while !gate.isHalted, !receivers.withLock({ $0.contains { $0.isConsumingMedia } }) {
-            MonotonicClock.sleep(until: MonotonicClock.now() + 2_000_000)
-        }
-    }
-
-    func takeInterrupted() -> Bool {
-        interrupted.withLock { flag in
-            let was = flag
-            flag = false
-            return was
-        }
-    }
-
-    func route(_ event: VideoSourceEvent, gate: SourceGate) {
-        waitForConsumer(gate)
-        if case .interrupted(let reason) = event { noteInterruption(reason) }
-        for receiver in receivers.withLock({ $0 }) { receiver.receive(event) }
-    }
-
-    func route(_ event: AudioSourceEvent, gate: SourceGate) {
-        waitForConsumer(gate)
-        if case .interrupted(let reason) = event { noteInterruption(reason) }
-        for receiver in receivers.withLock({ $0 }) { receiver.receive(event) }
-    }
-
-    private func noteInterruption(_ reason: InterruptionReason) {
-        interrupted.withLock { $0 = true }
-        onInterruption(reason)
-    }
-}
-
-/// Whether a started source is live, and whether its session has let it go.
-final class SourceGate: Sendable {
-    let live: Bool
-    private let halted = Atomic<Bool>(false)
-    init(live: Bool) { self.live = live }
-    func halt() { halted.store(true, ordering: .releasing) }
-    var isHalted: Bool { halted.load(ordering: .acquiring) }
 }

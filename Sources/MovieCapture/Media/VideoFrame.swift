@@ -5,59 +5,6 @@ import Glibc
 #endif
 import Synchronization
 
-/// The pixel layouts frames are handed on in: both are 4:2:0 and both go to the encoder
-/// without a copy.
-public enum PixelFormat: String, Hashable, Sendable {
-    /// Planar Y, then U, then V (V4L2 `YU12`, FFmpeg `yuv420p`).
-    case i420
-    /// Planar Y, then interleaved U/V (V4L2 `NV12`).
-    case nv12
-
-    /// The number of bytes of a tightly packed picture.
-    public func byteCount(width: Int, height: Int) -> Int {
-        width * height + 2 * ((width + 1) / 2) * ((height + 1) / 2)
-    }
-}
-
-/// The shape of the frames a video source delivers.
-public struct VideoFormat: Hashable, Sendable, CustomStringConvertible {
-    /// The picture width in pixels.
-    public var width: Int
-    /// The picture height in pixels.
-    public var height: Int
-    /// The layout of the pictures' planes in memory.
-    public var pixelFormat: PixelFormat
-    /// The nominal frame rate; live sources may vary around it.
-    public var frameRate: FrameRate
-
-    /// Creates a format.
-    /// - Parameters:
-    ///   - width: The picture width in pixels.
-    ///   - height: The picture height in pixels.
-    ///   - pixelFormat: The layout of the planes; I420 by default.
-    ///   - frameRate: The nominal frame rate.
-    public init(width: Int, height: Int, pixelFormat: PixelFormat = .i420, frameRate: FrameRate) {
-        self.width = width
-        self.height = height
-        self.pixelFormat = pixelFormat
-        self.frameRate = frameRate
-    }
-
-    /// A textual representation of the format, such as `1280x720 i420 at 30 fps`.
-    public var description: String { "\(width)x\(height) \(pixelFormat.rawValue) at \(frameRate)" }
-}
-
-/// One plane of a picture in memory.
-public struct PlaneView: @unchecked Sendable {
-    // @unchecked: the memory is owned by the frame, which is immutable once delivered.
-    /// The address of the plane's first row.
-    public let baseAddress: UnsafeRawPointer
-    /// Bytes from the start of one row to the next.
-    public let bytesPerRow: Int
-    /// The number of rows.
-    public let height: Int
-}
-
 /// One uncompressed 4:2:0 picture and the moment it was captured.
 ///
 /// Frames are immutable once delivered and may be shared by several outputs; the memory goes
@@ -146,55 +93,6 @@ public final class VideoFrame: Sendable {
         }
         return out
     }
-}
-
-/// A fixed set of equally sized buffers that frames borrow and give back when released.
-///
-/// When every buffer is out — the consumers are behind — ``lease()`` returns `nil` and the
-/// source drops that frame and counts it: memory never grows.
-package final class PixelBufferPool: Sendable {
-    package let bufferSize: Int
-    private let free: Mutex<[UnsafeMutableRawPointerBox]>
-    private let all: [UnsafeMutableRawPointerBox]
-
-    /// A buffer on loan; it goes back to the pool when the last frame holding it is released.
-    package final class Lease: Sendable {
-        let pointer: UnsafeMutableRawPointerBox
-        private let pool: PixelBufferPool
-        init(_ pointer: UnsafeMutableRawPointerBox, pool: PixelBufferPool) {
-            self.pointer = pointer
-            self.pool = pool
-        }
-        deinit { pool.free.withLock { $0.append(pointer) } }
-        var base: UnsafeMutableRawPointer { pointer.pointer }
-    }
-
-    package init(bufferSize: Int, count: Int) {
-        self.bufferSize = bufferSize
-        let buffers = (0..<count).map { _ in
-            UnsafeMutableRawPointerBox(UnsafeMutableRawPointer.allocate(byteCount: max(1, bufferSize), alignment: 64))
-        }
-        all = buffers
-        free = Mutex(buffers)
-    }
-
-    deinit {
-        // Leases hold the pool, so every buffer is back by now.
-        for box in all { box.pointer.deallocate() }
-    }
-
-    /// Borrows a buffer, or `nil` when all are in use.
-    package func lease() -> Lease? {
-        guard let box = free.withLock({ $0.popLast() }) else { return nil }
-        return Lease(box, pool: self)
-    }
-}
-
-/// A raw pointer that may cross threads: the memory it points to is handed over, never shared
-/// for writing.
-package struct UnsafeMutableRawPointerBox: @unchecked Sendable {
-    package let pointer: UnsafeMutableRawPointer
-    package init(_ pointer: UnsafeMutableRawPointer) { self.pointer = pointer }
 }
 
 /// Memory a frame made from an application's bytes owns, freed with the last reference.

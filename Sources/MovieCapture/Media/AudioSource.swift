@@ -1,0 +1,20 @@
+import MovieContainer
+import MoviePlatform
+
+/// A source of PCM audio: an ALSA device, the tone generator or a WAV file.
+public protocol AudioSource: AnyObject, Sendable {
+    /// A name for messages and listings: the ALSA device name, "tone", a file name.
+    var name: String { get }
+    /// The format buffers are delivered in.
+    var format: PCMFormat { get }
+    /// A Boolean value that indicates whether audio arrives in real time (a microphone) rather
+    /// than as fast as it is consumed (a file).
+    var isLive: Bool { get }
+    /// Opens the device and starts capturing on a dedicated thread, calling `handler` there in
+    /// order; blocking, so call it off the cooperative pool (`CaptureSession` does).
+    /// - Parameter handler: Receives every buffer and event; it must return promptly.
+    /// - Throws: ``DeviceError`` or ``SourceError`` when the source cannot start.
+    func start(handler: @escaping @Sendable (AudioSourceEvent) -> Void) throws
+    /// Stops capturing and waits for the capture thread to end.
+    func stop()
+}

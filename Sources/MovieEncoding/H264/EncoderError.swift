@@ -1,0 +1,12 @@
+import MovieContainer
+import MoviePlatform
+import MovieCapture
+
+/// An error from the H.264 encoder: bad settings, or libx264 failing.
+public struct EncoderError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// A sentence that names the setting or the libx264 step that failed, and what to use instead
+    /// where it can.
+    public let message: String
+    /// A textual representation of the error: its ``message``.
+    public var description: String { message }
+}

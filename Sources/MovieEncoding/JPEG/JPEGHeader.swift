@@ -1,0 +1,26 @@
+import MovieContainer
+import MoviePlatform
+import MovieCapture
+
+/// How a JPEG file begins (ITU-T T.81 Annex B): SOI, then marker segments, each `FF xx` and a
+/// 2-byte length that counts itself, up to the start of scan.
+package enum JPEGHeader {
+    /// Returns `jpeg` with `segment` as the first segment after SOI and every JFIF APP0 segment
+    /// removed (Exif 2.32 §4.5.4: an Exif file starts with APP1 right after SOI), or `nil`
+    /// when `jpeg` does not begin with SOI or its header segments run past its end.
+    package static func insertingFirstSegment(_ segment: [UInt8], replacingJFIFIn jpeg: [UInt8]) -> [UInt8]? {
+        guard jpeg.count >= 4, jpeg[0] == 0xFF, jpeg[1] == 0xD8 else { return nil }
+        var result: [UInt8] = [0xFF, 0xD8] + segment
+        result.reserveCapacity(jpeg.count + segment.count)
+        var i = 2
+        while i + 4 <= jpeg.count, jpeg[i] == 0xFF, jpeg[i + 1] != 0xDA {
+            let length = Int(jpeg[i + 2]) << 8 | Int(jpeg[i + 3])
+            guard length >= 2, i + 2 + length <= jpeg.count else { return nil }
+            let isJFIF = jpeg[i + 1] == 0xE0 && length >= 7 && Array(jpeg[(i + 4)..<(i + 9)]) == Array("JFIF".utf8) + [0]
+            if !isJFIF { result += jpeg[i..<(i + 2 + length)] }
+            i += 2 + length
+        }
+        result += jpeg[i...]
+        return result
+    }
+}

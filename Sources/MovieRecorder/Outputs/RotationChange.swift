@@ -1,0 +1,13 @@
+import MovieContainer
+import MoviePlatform
+import MovieCapture
+import MovieEncoding
+
+/// A change of the output's rotation while a recording ran. The movie keeps the orientation it
+/// started with, as on Apple platforms; these are reported so an application can react.
+public struct RotationChange: Hashable, Sendable {
+    /// Time since the recording started.
+    public var time: Duration
+    /// The orientation the output was turned to.
+    public var orientation: VideoOrientation
+}

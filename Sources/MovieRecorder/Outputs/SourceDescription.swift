@@ -1,0 +1,11 @@
+import Synchronization
+import MovieContainer
+import MoviePlatform
+import MovieCapture
+import MovieEncoding
+
+/// What a running session tells its outputs about the sources feeding them.
+struct SourceDescription: Sendable {
+    var video: (format: VideoFormat, isLive: Bool, name: String)?
+    var audio: (format: PCMFormat, isLive: Bool, name: String)?
+}

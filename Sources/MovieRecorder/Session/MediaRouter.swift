@@ -1,0 +1,52 @@
+import MovieContainer
+import MoviePlatform
+import MovieCapture
+import MovieEncoding
+import Synchronization
+
+/// Hands each source event to every connected output, on the source's capture thread.
+final class MediaRouter: Sendable {
+    private let receivers = Mutex<[any MediaReceiver]>([])
+    private let interrupted = Mutex(false)
+    private let onInterruption: @Sendable (InterruptionReason) -> Void
+
+    init(onInterruption: @escaping @Sendable (InterruptionReason) -> Void) {
+        self.onInterruption = onInterruption
+    }
+
+    func setReceivers(_ list: [any MediaReceiver]) { receivers.withLock { $0 = list } }
+
+    /// Holds a file source's thread until some output consumes media or its gate is halted:
+    /// files wait, cameras never do.
+    private func waitForConsumer(_ gate: SourceGate) {
+        guard !gate.live else { return }
+        while !gate.isHalted, !receivers.withLock({ $0.contains { $0.isConsumingMedia } }) {
+            MonotonicClock.sleep(until: MonotonicClock.now() + 2_000_000)
+        }
+    }
+
+    func takeInterrupted() -> Bool {
+        interrupted.withLock { flag in
+            let was = flag
+            flag = false
+            return was
+        }
+    }
+
+    func route(_ event: VideoSourceEvent, gate: SourceGate) {
+        waitForConsumer(gate)
+        if case .interrupted(let reason) = event { noteInterruption(reason) }
+        for receiver in receivers.withLock({ $0 }) { receiver.receive(event) }
+    }
+
+    func route(_ event: AudioSourceEvent, gate: SourceGate) {
+        waitForConsumer(gate)
+        if case .interrupted(let reason) = event { noteInterruption(reason) }
+        for receiver in receivers.withLock({ $0 }) { receiver.receive(event) }
+    }
+
+    private func noteInterruption(_ reason: InterruptionReason) {
+        interrupted.withLock { $0 = true }
+        onInterruption(reason)
+    }
+}
