@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Serves a DocC static site on 127.0.0.1 and loads pages in headless Chromium.
 
-Usage: check-docs-site.py SITE_DIR. Loads the MovieRecorder landing page and the Getting Started
-article and checks that each rendered page's title is the page's own (DocC renders pages in the
+Usage: check-docs-site.py SITE_DIR, the MovieRecorder site Scripts/render-docs writes. Loads the
+MovieRecorder landing page and the Getting Started article and checks that each rendered page's title is the page's own (DocC renders pages in the
 browser, so a page that fails to render keeps the bare HTML title). Exits 1 when one does not.
 """
 import functools, http.server, os, re, shutil, subprocess, sys, threading

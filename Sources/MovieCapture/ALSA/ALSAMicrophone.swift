@@ -29,7 +29,7 @@ public final class ALSAMicrophone: AudioSource {
     /// Always `true`: a microphone delivers audio in real time.
     public var isLive: Bool { true }
 
-    private let running = Mutex<(thread: DedicatedThread?, stop: StopFlag?)>((nil, nil))
+    private let thread: SourceThread
 
     /// Opens the device to negotiate its format, then closes it until ``start(handler:)``.
     ///
@@ -47,6 +47,7 @@ public final class ALSAMicrophone: AudioSource {
         format = setup.format
         periodFrames = setup.periodFrames
         bufferFrames = setup.bufferFrames
+        thread = SourceThread(sourceName: device, threadName: "movrec-alsa")
         requestedPeriod = period
     }
 
@@ -117,7 +118,8 @@ public final class ALSAMicrophone: AudioSource {
     /// Opens the device again and starts capturing on a dedicated thread, one period per read.
     /// - Parameter handler: Called on the capture thread with each buffer, overrun, resume or
     ///   interruption.
-    /// - Throws: ``DeviceError`` when the device cannot be opened, configured or started.
+    /// - Throws: ``DeviceError`` when the device cannot be opened, configured or started;
+    ///   ``SourceError`` with ``SourceError/Code/alreadyRunning`` while capturing.
     public func start(handler: @escaping @Sendable (AudioSourceEvent) -> Void) throws {
         let setup = try Self.open(device: deviceName, rate: format.sampleRate, channels: format.channelCount, period: requestedPeriod)
         let rc = snd_pcm_start(setup.handle)
@@ -125,25 +127,32 @@ public final class ALSAMicrophone: AudioSource {
             snd_pcm_close(setup.handle)
             throw Self.error(rc, device: deviceName, step: "starting capture (snd_pcm_start)")
         }
-        let stop = StopFlag()
         let handle = UnsafeTransfer(setup.handle)
         let name = deviceName
         let format = self.format
         let periodFrames = setup.periodFrames
-        let thread = DedicatedThread(name: "movrec-alsa") {
-            Self.captureLoop(handle.value, name: name, format: format, periodFrames: periodFrames, stop: stop, handler: handler)
+        do {
+            try thread.start { run in
+                let ending = Self.captureLoop(handle.value, name: name, format: format, periodFrames: periodFrames, run: run,
+                                              handler: handler)
+                snd_pcm_close(handle.value)
+                // Reported once the device is closed, so a restart from the handler can open it.
+                if let ending { run.finish { handler(.interrupted(ending)) } }
+            }
+        } catch {
+            snd_pcm_close(setup.handle)
+            throw error
         }
-        running.withLock { $0 = (thread, stop) }
     }
 
-    /// Reads periods until stopped or the device is lost; closes the device.
-    package static func captureLoop(_ pcm: OpaquePointer, name: String, format: PCMFormat, periodFrames: Int, stop: StopFlag,
-                            handler: @Sendable (AudioSourceEvent) -> Void) {
-        defer { snd_pcm_close(pcm) }
+    /// Reads periods until stopped or the device is lost.
+    /// - Returns: Why capture ended when the device failed, or `nil` when it was stopped.
+    package static func captureLoop(_ pcm: OpaquePointer, name: String, format: PCMFormat, periodFrames: Int, run: CaptureRun,
+                                    handler: @Sendable (AudioSourceEvent) -> Void) -> InterruptionReason? {
         let bytesPerFrame = format.bytesPerFrame
         let rate = UInt64(format.sampleRate)
         var buffer = [UInt8](repeating: 0, count: periodFrames * bytesPerFrame)
-        while !stop.isSet {
+        while !run.isStopRequested {
             // Wait at most 200 ms so a stop request is seen even when no data comes.
             let ready = snd_pcm_wait(pcm, 200)
             if ready == 0 { continue }
@@ -166,38 +175,28 @@ public final class ALSAMicrophone: AudioSource {
             case EPIPE:
                 handler(.overrun)
                 if snd_pcm_prepare(pcm) < 0 || snd_pcm_start(pcm) < 0 {
-                    handler(.interrupted(InterruptionReason(source: name, message: "recovering from an overrun failed")))
-                    return
+                    return InterruptionReason(source: name, message: "recovering from an overrun failed")
                 }
             case ESTRPIPE:
-                while !stop.isSet, snd_pcm_resume(pcm) == -EAGAIN { usleep(100_000) }
+                while !run.isStopRequested, snd_pcm_resume(pcm) == -EAGAIN { usleep(100_000) }
                 if snd_pcm_prepare(pcm) < 0 || snd_pcm_start(pcm) < 0 {
-                    handler(.interrupted(InterruptionReason(source: name, message: "resuming after a suspend failed")))
-                    return
+                    return InterruptionReason(source: name, message: "resuming after a suspend failed")
                 }
                 handler(.resumedFromSuspend)
             case EAGAIN, EINTR:
                 continue
             case ENODEV, ENXIO, EBADFD:
-                handler(.interrupted(InterruptionReason(source: name, message: "the microphone was disconnected (\(String(cString: snd_strerror(code))))")))
-                return
+                return InterruptionReason(source: name, message: "the microphone was disconnected (\(String(cString: snd_strerror(code))))")
             default:
-                handler(.interrupted(InterruptionReason(source: name, message: "reading audio failed: \(String(cString: snd_strerror(code)))")))
-                return
+                return InterruptionReason(source: name, message: "reading audio failed: \(String(cString: snd_strerror(code)))")
             }
         }
+        return nil
     }
 
     /// Stops capturing, waits for the capture thread to end and closes the device; does nothing
     /// when not capturing.
-    public func stop() {
-        let (thread, stop) = running.withLock { state in
-            defer { state = (nil, nil) }
-            return state
-        }
-        stop?.set()
-        thread?.join()
-    }
+    public func stop() { thread.stop() }
 
     /// The capture devices ALSA knows: hardware inputs as `hw:CARD,DEV` with their card names.
     public static func devices() -> [(name: String, description: String)] {

@@ -48,7 +48,7 @@ public final class V4L2Camera: VideoSource {
     /// Always `true`: a camera delivers frames in real time.
     public var isLive: Bool { true }
 
-    private let running = Mutex<(thread: DedicatedThread?, stop: StopFlag?)>((nil, nil))
+    private let thread: SourceThread
 
     /// Opens `path`, checks that it is a streaming capture device and picks a format.
     ///
@@ -80,6 +80,7 @@ public final class V4L2Camera: VideoSource {
         nativePixelFormat = choice.format
         format = VideoFormat(width: choice.width, height: choice.height,
                              pixelFormat: choice.format.directPixelFormat ?? .i420, frameRate: choice.rate)
+        thread = SourceThread(sourceName: path, threadName: "movrec-v4l2")
     }
 
     /// The capture devices on this machine: /dev/video* nodes that capture and stream (metadata
@@ -177,21 +178,13 @@ public final class V4L2Camera: VideoSource {
     ///   or interruption.
     /// - Throws: ``DeviceError`` when the device cannot be opened, refuses the format or does
     ///   not start streaming.
+    ///   ``SourceError`` with ``SourceError/Code/alreadyRunning`` while capturing.
     public func start(handler: @escaping @Sendable (VideoSourceEvent) -> Void) throws {
         let stream = try V4L2Stream(camera: self)
-        let stop = StopFlag()
-        let thread = DedicatedThread(name: "movrec-v4l2") { stream.run(stop: stop, handler: handler) }
-        running.withLock { $0 = (thread, stop) }
+        try thread.start { run in stream.run(run, handler: handler) }
     }
 
     /// Stops streaming and waits for the capture thread to end; does nothing when not
     /// capturing.
-    public func stop() {
-        let (thread, stop) = running.withLock { state in
-            defer { state = (nil, nil) }
-            return state
-        }
-        stop?.set()
-        thread?.join()
-    }
+    public func stop() { thread.stop() }
 }

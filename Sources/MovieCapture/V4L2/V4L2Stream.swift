@@ -100,22 +100,25 @@ package final class V4L2Stream: @unchecked Sendable {
         pool = direct == nil ? PixelBufferPool(bufferSize: PixelFormat.i420.byteCount(width: width, height: height), count: 6) : nil
     }
 
-    /// Captures until `stop` is set or the device fails; then stops streaming.
-    package func run(stop: StopFlag, handler: @Sendable (VideoSourceEvent) -> Void) {
+    /// Captures until `run` is asked to stop or the device fails; then stops streaming, and
+    /// only then reports a failure as the run's last event, so a restart from that event's
+    /// handler finds the device released.
+    package func run(_ run: CaptureRun, handler: @Sendable (VideoSourceEvent) -> Void) {
         var lastSequence: UInt32?
         var frameCount: UInt64 = 0
-        capture: while !stop.isSet {
+        var ending: InterruptionReason?
+        capture: while !run.isStopRequested {
             var pfd = pollfd(fd: device.fd, events: Int16(POLLIN), revents: 0)
             let ready: Int32
             switch SystemCall.retrying({ poll(&pfd, 1, 100) }) {
             case .success(let count): ready = count
             case .failure(let error):
-                handler(.interrupted(InterruptionReason(source: device.path, message: "poll failed: \(error)")))
+                ending = InterruptionReason(source: device.path, message: "poll failed: \(error)")
                 break capture
             }
             if ready == 0 { continue }
             if pfd.revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 && pfd.revents & Int16(POLLIN) == 0 {
-                handler(.interrupted(InterruptionReason(source: device.path, message: "the camera was disconnected (poll reported an error)")))
+                ending = InterruptionReason(source: device.path, message: "the camera was disconnected (poll reported an error)")
                 break
             }
             var buffer = v4l2_buffer()
@@ -125,9 +128,9 @@ package final class V4L2Stream: @unchecked Sendable {
             if e == EAGAIN { continue }
             if e != 0 {
                 let lost = e == ENODEV || e == ENXIO
-                handler(.interrupted(InterruptionReason(
+                ending = InterruptionReason(
                     source: device.path,
-                    message: lost ? "the camera was disconnected (ENODEV)" : "taking a frame (VIDIOC_DQBUF) failed: \(String(cString: strerror(e)))")))
+                    message: lost ? "the camera was disconnected (ENODEV)" : "taking a frame (VIDIOC_DQBUF) failed: \(String(cString: strerror(e)))")
                 break
             }
             if let last = lastSequence {
@@ -149,6 +152,7 @@ package final class V4L2Stream: @unchecked Sendable {
             }
         }
         shutdown()
+        if let ending { run.finish { handler(.interrupted(ending)) } }
     }
 
     /// The driver's capture time when it is on the monotonic clock and plausible (within a
