@@ -18,51 +18,6 @@ import Synchronization
 /// a stalled disk slows capture into counted drops and ALSA overruns rather than unbounded
 /// memory. The writing thread alone touches the `MovieWriter`.
 final class RecordingPipeline: Sendable {
-    struct Settings: Sendable {
-        var path: String
-        var overwrite: Bool
-        var encoder: H264EncoderSettings
-        var orientation: VideoOrientation
-        var maxDuration: Duration?
-        var maxFileSize: UInt64?
-        var minFreeDiskSpace: UInt64?
-        var fragmentInterval: Duration?
-        var durability: MovieWriter.Durability = .none
-        var metadataCreationTime: QuickTimeTimestamp
-        var metadata: [MetadataItem] = []
-    }
-
-    private enum WriterItem {
-        case video(EncodedVideoSample)
-        case audio(AudioBuffer)
-        case videoEnded
-        case audioEnded
-    }
-
-    private struct State {
-        var videoStart: UInt64?
-        var lastVideoTimestamp: UInt64 = 0
-        var stopping = false
-        var videoEnd: UInt64?
-        var audioEnded = false
-        var failed: RecordingError?
-        var stopReason: RecordingError?
-        var interruption: InterruptionReason?
-        var dropped = 0
-        var corrupted = 0
-        var overruns = 0
-        /// Added to the timestamps of a non-live audio source to align it with the video.
-        var audioOffset: Int64?
-        /// Pausing: time taken out of the timeline so far, and where a pause began.
-        var paused = false
-        var pausedAt: UInt64 = 0
-        var pauseOffset: UInt64 = 0
-        var justResumed = false
-        var bytesWritten: UInt64 = 0
-        var writtenDuration: Duration = .zero
-        var rotationChanges: [RotationChange] = []
-    }
-
     let settings: Settings
     private let video: (format: VideoFormat, isLive: Bool, name: String)
     private let audio: (format: PCMFormat, isLive: Bool, name: String)?
