@@ -302,97 +302,99 @@ final class RecordingPipeline: Sendable {
 
     private var audioRate: Int64 { Int64(audio?.format.sampleRate ?? 1) }
 
-    private func writeLoop() {
-        let writer = self.writer.value
+    /// What the writing thread keeps from one item to the next.
+    private struct WriteLoopState {
         var videoEnded = false
-        var audioEnded = audio == nil
-        var pendingAudio: [AudioBuffer] = []
-        var audioPosition: Int64?  // next frame's time in audio ticks from the video start
+        var audioEnded: Bool
+        /// Once the video has ended, when the writing gives up waiting for the audio to end.
+        var videoEndDeadline: UInt64?
         var firstDecodeTime: Int64?
-        var videoEndWait: UInt64?
-        let bytesPerFrame = audio?.format.bytesPerFrame ?? 1
+        var audio: AudioTrackTimeline
+    }
 
-        func writeAudio(_ buffer: AudioBuffer, videoStart: UInt64) throws {
-            let rate = audioRate
-            var start = Self.ticks(Int64(bitPattern: buffer.timestamp &- videoStart), rate: rate)
-            var frames = buffer.frameCount
-            var skip = 0
-            if let position = audioPosition {
-                // Time follows the sample count; only a large gap (an overrun) is filled with silence.
-                if start - position > rate / 10 {
-                    let silence = [UInt8](repeating: 0, count: Int(start - position) * bytesPerFrame)
-                    try writer.appendAudioFrames(silence, to: audioTrack!)
-                    audioPosition = start
-                }
-                start = audioPosition!
-            } else {
-                if start < 0 { skip = Int(min(Int64(frames), -start)); start += Int64(skip) }
-            }
-            if let end = state.withLock({ $0.videoEnd }) {
-                let endTicks = Self.ticks(Int64(end - videoStart), rate: rate)
-                frames = Int(max(0, min(Int64(frames - skip), endTicks - start))) + skip
-            }
-            guard frames > skip else { return }
-            try buffer.bytes.withUnsafeBytes { raw in
-                let slice = UnsafeRawBufferPointer(rebasing: raw[(skip * bytesPerFrame)..<(frames * bytesPerFrame)])
-                try writer.appendAudioFrames(slice, to: audioTrack!, startTime: start)
-            }
-            audioPosition = start + Int64(frames - skip)
-        }
-
+    private func writeLoop() {
+        var loop = WriteLoopState(audioEnded: audio == nil, audio: AudioTrackTimeline(rate: audioRate))
         do {
-            while !(videoEnded && audioEnded) {
-                let item: WriterItem?
-                if let deadline = videoEndWait {
-                    guard case .some(let next) = writing.pop(until: deadline), let got = next else { break }  // audio never caught up
-                    item = got
-                } else {
-                    item = writing.pop()
-                }
-                guard let item else { break }
-                switch item {
-                case .video(let sample):
-                    if firstDecodeTime == nil { firstDecodeTime = sample.decodeTime }
-                    try writer.appendVideoSample(sample.data, to: videoTrack, decodeTime: sample.decodeTime,
-                                                 presentationTime: sample.presentationTime, isSync: sample.isKeyframe)
-                case .audio(let buffer):
-                    if let start = state.withLock({ $0.videoStart }) {
-                        for pending in pendingAudio { try writeAudio(pending, videoStart: start) }
-                        pendingAudio.removeAll()
-                        try writeAudio(buffer, videoStart: start)
-                    } else {
-                        pendingAudio.append(buffer)
-                        if pendingAudio.count > 500 { pendingAudio.removeFirst() }
-                    }
-                case .videoEnded:
-                    videoEnded = true
-                    videoEndWait = MonotonicClock.now() + 2_000_000_000
-                case .audioEnded:
-                    audioEnded = true
-                }
-                let duration = writer.recordedDuration
-                let bytes = writer.bytesWritten
-                state.withLock {
-                    $0.writtenDuration = Self.duration(nanoseconds: duration * 1_000_000_000 / UInt64(writer.configuration.movieTimescale))
-                    $0.bytesWritten = bytes
-                }
-                checkLimits(bytesWritten: bytes)
+            while !(loop.videoEnded && loop.audioEnded), let item = nextWriterItem(until: loop.videoEndDeadline) {
+                try write(item, &loop)
+                publishProgress()
             }
-            let span: Int64 = state.withLock { s in
-                guard let start = s.videoStart, let end = s.videoEnd else { return 0 }
-                return Int64(end - start)
-            }
-            var endTimes = [videoTrack: (firstDecodeTime ?? 0) + Self.ticks(span, rate: Int64(timescale))]
-            // Audio that ran ahead of the last frame (a file source is read faster than video is
-            // encoded) is cut where the video ends.
-            if let audioTrack { endTimes[audioTrack] = Self.ticks(span, rate: audioRate) }
-            _ = try writer.finish(endTimes: endTimes)
-            try file.synchronize()
+            try finishMovie(firstDecodeTime: loop.firstDecodeTime)
         } catch {
             fail(RecordingError(.fileError, "MovieFileOutput: writing \(settings.path): \(error)", underlyingError: error))
         }
         writing.close()
         frames.close()
+    }
+
+    /// The next item off the writing queue; nil once it is closed, or when the audio has not
+    /// ended by `deadline`.
+    private func nextWriterItem(until deadline: UInt64?) -> WriterItem? {
+        guard let deadline else { return writing.pop() }
+        guard case .some(let next) = writing.pop(until: deadline) else { return nil }  // audio never caught up
+        return next
+    }
+
+    private func write(_ item: WriterItem, _ loop: inout WriteLoopState) throws {
+        switch item {
+        case .video(let sample):
+            if loop.firstDecodeTime == nil { loop.firstDecodeTime = sample.decodeTime }
+            try writer.value.appendVideoSample(sample.data, to: videoTrack, decodeTime: sample.decodeTime,
+                                               presentationTime: sample.presentationTime, isSync: sample.isKeyframe)
+        case .audio(let buffer):
+            if let start = state.withLock({ $0.videoStart }) {
+                for held in loop.audio.takeHeld() { try writeAudio(held, videoStart: start, on: &loop.audio) }
+                try writeAudio(buffer, videoStart: start, on: &loop.audio)
+            } else {
+                loop.audio.hold(buffer)
+            }
+        case .videoEnded:
+            loop.videoEnded = true
+            loop.videoEndDeadline = MonotonicClock.now() + 2_000_000_000  // the audio has two seconds to catch up
+        case .audioEnded:
+            loop.audioEnded = true
+        }
+    }
+
+    private func writeAudio(_ buffer: AudioBuffer, videoStart: UInt64, on timeline: inout AudioTrackTimeline) throws {
+        let bytesPerFrame = audio?.format.bytesPerFrame ?? 1
+        let placement = timeline.place(buffer, videoStart: videoStart, videoEnd: state.withLock { $0.videoEnd })
+        if placement.silenceFrames > 0 {
+            let silence = [UInt8](repeating: 0, count: placement.silenceFrames * bytesPerFrame)
+            try writer.value.appendAudioFrames(silence, to: audioTrack!)
+        }
+        guard !placement.frames.isEmpty else { return }
+        try buffer.bytes.withUnsafeBytes { raw in
+            let bytes = (placement.frames.lowerBound * bytesPerFrame)..<(placement.frames.upperBound * bytesPerFrame)
+            try writer.value.appendAudioFrames(UnsafeRawBufferPointer(rebasing: raw[bytes]), to: audioTrack!,
+                                               startTime: placement.startTime)
+        }
+    }
+
+    /// Records the media written and the file size for ``progress``, then checks the limits.
+    private func publishProgress() {
+        let writer = self.writer.value
+        let duration = writer.recordedDuration
+        let bytes = writer.bytesWritten
+        state.withLock {
+            $0.writtenDuration = Self.duration(nanoseconds: duration * 1_000_000_000 / UInt64(writer.configuration.movieTimescale))
+            $0.bytesWritten = bytes
+        }
+        checkLimits(bytesWritten: bytes)
+    }
+
+    /// Ends both tracks where the video ends, finishes the movie and flushes the file.
+    private func finishMovie(firstDecodeTime: Int64?) throws {
+        let span: Int64 = state.withLock { s in
+            guard let start = s.videoStart, let end = s.videoEnd else { return 0 }
+            return Int64(end - start)
+        }
+        var endTimes = [videoTrack: (firstDecodeTime ?? 0) + Self.ticks(span, rate: Int64(timescale))]
+        // Audio that ran ahead of the last frame (a file source is read faster than video is
+        // encoded) is cut where the video ends.
+        if let audioTrack { endTimes[audioTrack] = Self.ticks(span, rate: audioRate) }
+        _ = try writer.value.finish(endTimes: endTimes)
+        try file.synchronize()
     }
 
     private let lastDiskCheck = Mutex<UInt64>(0)
