@@ -64,15 +64,7 @@ final class RecordingPipeline: Sendable {
             throw RecordingError(error.code == .alreadyExists ? .fileExists : .fileError,
                                  "MovieFileOutput: creating the movie file: \(error)", underlyingError: error)
         }
-        var items = settings.metadata
-        if !items.contains(where: { $0.key == MetadataItem.creationDate(settings.metadataCreationTime).key }) {
-            items.append(.creationDate(settings.metadataCreationTime))
-        }
-        if !items.contains(where: { $0.key == MetadataItem.software("").key }) { items.append(.software("MovieRecorder")) }
-        var configuration = MovieWriter.Configuration(creationTime: settings.metadataCreationTime, metadata: items)
-        configuration.fragmentInterval = settings.fragmentInterval
-        configuration.durability = settings.durability
-        let writer = MovieWriter(sink: file, configuration: configuration)
+        let writer = MovieWriter(sink: file, configuration: Self.writerConfiguration(settings))
         do {
             videoTrack = try writer.addVideoTrack(VideoTrackFormat(
                 h264: encoder.configuration, timescale: timescale, orientation: settings.orientation,
@@ -85,6 +77,20 @@ final class RecordingPipeline: Sendable {
             throw RecordingError(.fileError, "MovieFileOutput: describing the tracks: \(error)", underlyingError: error)
         }
         self.writer = UnsafeTransfer(writer)
+    }
+
+    /// The writer's fragmenting, durability and metadata, with the creation date and the
+    /// software's name unless the settings' metadata has them.
+    private static func writerConfiguration(_ settings: Settings) -> MovieWriter.Configuration {
+        var items = settings.metadata
+        if !items.contains(where: { $0.key == MetadataItem.creationDate(settings.metadataCreationTime).key }) {
+            items.append(.creationDate(settings.metadataCreationTime))
+        }
+        if !items.contains(where: { $0.key == MetadataItem.software("").key }) { items.append(.software("MovieRecorder")) }
+        var configuration = MovieWriter.Configuration(creationTime: settings.metadataCreationTime, metadata: items)
+        configuration.fragmentInterval = settings.fragmentInterval
+        configuration.durability = settings.durability
+        return configuration
     }
 
     /// Starts the encoding and writing threads.
@@ -102,55 +108,7 @@ final class RecordingPipeline: Sendable {
     func receive(_ event: VideoSourceEvent) {
         switch event {
         case .frame(let frame):
-            // A frame of another shape (an input swapped mid-recording) cannot go to this encoder.
-            guard frame.width == video.format.width, frame.height == video.format.height,
-                  frame.pixelFormat == video.format.pixelFormat else {
-                state.withLock { if $0.videoStart != nil { $0.dropped += 1 } }
-                return
-            }
-            enum Decision { case accept(first: Bool), ignore, stop }
-            var time = frame.timestamp
-            let decision: Decision = state.withLock { s in
-                guard !s.stopping, s.failed == nil, !s.paused else { return .ignore }
-                if s.justResumed {
-                    // The first frame after a pause follows the last one by one frame: no gap.
-                    s.justResumed = false
-                    let aligned = frame.timestamp &- (s.lastVideoTimestamp + frameDurationNanoseconds)
-                    // Never take back time already removed (a frame arriving early after a very
-                    // short pause): the offset only grows.
-                    if frame.timestamp > s.lastVideoTimestamp + frameDurationNanoseconds, aligned > s.pauseOffset {
-                        s.pauseOffset = aligned
-                    }
-                }
-                time = frame.timestamp &- s.pauseOffset
-                if let start = s.videoStart, let max = settings.maxDuration,
-                   Self.duration(nanoseconds: time &- start) >= max {
-                    return .stop
-                }
-                let first = s.videoStart == nil
-                if first {
-                    s.videoStart = time
-                    s.lastVideoTimestamp = time  // a stop before this frame is queued still ends after it
-                }
-                return .accept(first: first)
-            }
-            switch decision {
-            case .ignore:
-                return
-            case .stop:
-                beginStop(reason: RecordingError(.maximumDurationReached,
-                    "MovieFileOutput: the maximum recorded duration (\(settings.maxDuration!)) was reached"))
-            case .accept(let first):
-                if first { onStart(frame.timestamp) }
-                let accepted = video.isLive ? frames.offer((frame, time)) : frames.push((frame, time))
-                state.withLock { s in
-                    if accepted {
-                        s.lastVideoTimestamp = max(s.lastVideoTimestamp, time)
-                    } else if !s.stopping {
-                        s.dropped += 1
-                    }
-                }
-            }
+            receive(frame)
         case .dropped(let count):
             state.withLock { if $0.videoStart != nil && !$0.stopping { $0.dropped += count } }
         case .corrupted:
@@ -160,6 +118,65 @@ final class RecordingPipeline: Sendable {
             beginStop(reason: RecordingError(.deviceLost, "MovieFileOutput: \(reason); the movie was finalized up to that point"))
         case .ended:
             beginStop(reason: RecordingError(.sourceEnded, "MovieFileOutput: the video source '\(video.name)' ended"))
+        }
+    }
+
+    private func receive(_ frame: VideoFrame) {
+        // A frame of another shape (an input swapped mid-recording) cannot go to this encoder.
+        guard frame.width == video.format.width, frame.height == video.format.height,
+              frame.pixelFormat == video.format.pixelFormat else {
+            state.withLock { if $0.videoStart != nil { $0.dropped += 1 } }
+            return
+        }
+        switch admit(frame) {
+        case .ignore:
+            return
+        case .stop:
+            beginStop(reason: RecordingError(.maximumDurationReached,
+                "MovieFileOutput: the maximum recorded duration (\(settings.maxDuration!)) was reached"))
+        case .accept(let time, let first):
+            if first { onStart(frame.timestamp) }
+            let accepted = video.isLive ? frames.offer((frame, time)) : frames.push((frame, time))
+            state.withLock { s in
+                if accepted {
+                    s.lastVideoTimestamp = max(s.lastVideoTimestamp, time)
+                } else if !s.stopping {
+                    s.dropped += 1
+                }
+            }
+        }
+    }
+
+    /// What becomes of a frame: it goes on the timeline at `time`, or it is not recorded, or it
+    /// is past the maximum duration and stops the recording.
+    private enum FrameDecision { case accept(time: UInt64, first: Bool), ignore, stop }
+
+    /// Decides, under the lock, whether `frame` is recorded and where it goes on the recording's
+    /// timeline (its capture time with the pauses taken out); the first frame starts the timeline.
+    private func admit(_ frame: VideoFrame) -> FrameDecision {
+        state.withLock { s in
+            guard !s.stopping, s.failed == nil, !s.paused else { return .ignore }
+            if s.justResumed {
+                // The first frame after a pause follows the last one by one frame: no gap.
+                s.justResumed = false
+                let aligned = frame.timestamp &- (s.lastVideoTimestamp + frameDurationNanoseconds)
+                // Never take back time already removed (a frame arriving early after a very
+                // short pause): the offset only grows.
+                if frame.timestamp > s.lastVideoTimestamp + frameDurationNanoseconds, aligned > s.pauseOffset {
+                    s.pauseOffset = aligned
+                }
+            }
+            let time = frame.timestamp &- s.pauseOffset
+            if let start = s.videoStart, let max = settings.maxDuration,
+               Self.duration(nanoseconds: time &- start) >= max {
+                return .stop
+            }
+            let first = s.videoStart == nil
+            if first {
+                s.videoStart = time
+                s.lastVideoTimestamp = time  // a stop before this frame is queued still ends after it
+            }
+            return .accept(time: time, first: first)
         }
     }
 
@@ -433,6 +450,28 @@ final class RecordingPipeline: Sendable {
     }
 
     private func finish() {
+        let (info, finalSize, noFrames) = closeAndReadBack()
+        let result: RecordingResult = state.withLock { s in
+            RecordingResult(
+                path: settings.path,
+                duration: info.map { Self.duration(nanoseconds: $0.movieHeader.duration * 1_000_000_000 / UInt64(max(1, $0.movieHeader.timescale))) } ?? s.writtenDuration,
+                fileSize: info?.tree.fileSize ?? finalSize,
+                frameCount: Int(info?.videoTrack?.sampleCount ?? 0),
+                droppedFrameCount: s.dropped,
+                corruptedFrameCount: s.corrupted,
+                audioOverrunCount: s.overruns,
+                orientation: settings.orientation,
+                rotationChanges: s.rotationChanges,
+                isPlayable: info != nil && (!noFrames),  // finished, repaired after a failure, or fragmented
+                error: s.failed ?? s.stopReason,
+                interruption: s.interruption)
+        }
+        onFinish(result)
+    }
+
+    /// Closes the file and reads back the movie it holds; a movie without a single frame is
+    /// removed (`info` nil, `noFrames` true).
+    private func closeAndReadBack() -> (info: MovieInfo?, finalSize: UInt64, noFrames: Bool) {
         let failed = state.withLock { $0.failed != nil }
         if failed, settings.fragmentInterval != nil {
             // A write failed (a full disk, an I/O error): everything up to the last whole
@@ -457,22 +496,7 @@ final class RecordingPipeline: Sendable {
                 }
             }
         }
-        let result: RecordingResult = state.withLock { s in
-            RecordingResult(
-                path: settings.path,
-                duration: info.map { Self.duration(nanoseconds: $0.movieHeader.duration * 1_000_000_000 / UInt64(max(1, $0.movieHeader.timescale))) } ?? s.writtenDuration,
-                fileSize: info?.tree.fileSize ?? finalSize,
-                frameCount: Int(info?.videoTrack?.sampleCount ?? 0),
-                droppedFrameCount: s.dropped,
-                corruptedFrameCount: s.corrupted,
-                audioOverrunCount: s.overruns,
-                orientation: settings.orientation,
-                rotationChanges: s.rotationChanges,
-                isPlayable: info != nil && (!noFrames),  // finished, repaired after a failure, or fragmented
-                error: s.failed ?? s.stopReason,
-                interruption: s.interruption)
-        }
-        onFinish(result)
+        return (info, finalSize, noFrames)
     }
 
     /// Nanoseconds to ticks of `rate`, rounded to the nearest tick.
