@@ -329,6 +329,8 @@ final class RecordingPipeline: Sendable {
         var audio: AudioTrackTimeline
     }
 
+    /// Writes what comes off the writing queue until both video and audio have ended, then
+    /// finishes the movie; a failed write fails the recording.
     private func writeLoop() {
         var loop = WriteLoopState(audioEnded: audio == nil, audio: AudioTrackTimeline(rate: audioRate))
         do {
@@ -352,6 +354,7 @@ final class RecordingPipeline: Sendable {
         return next
     }
 
+    /// Appends one item to the movie; audio that arrives before the first video frame is held.
     private func write(_ item: WriterItem, _ loop: inout WriteLoopState) throws {
         switch item {
         case .video(let sample):
@@ -373,6 +376,7 @@ final class RecordingPipeline: Sendable {
         }
     }
 
+    /// Appends `buffer` where the timeline puts it, after the silence that fills an overrun.
     private func writeAudio(_ buffer: AudioBuffer, videoStart: UInt64, on timeline: inout AudioTrackTimeline) throws {
         let bytesPerFrame = audio?.format.bytesPerFrame ?? 1
         let placement = timeline.place(buffer, videoStart: videoStart, videoEnd: state.withLock { $0.videoEnd })
