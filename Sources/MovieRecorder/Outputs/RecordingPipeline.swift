@@ -18,51 +18,6 @@ import Synchronization
 /// a stalled disk slows capture into counted drops and ALSA overruns rather than unbounded
 /// memory. The writing thread alone touches the `MovieWriter`.
 final class RecordingPipeline: Sendable {
-    struct Settings: Sendable {
-        var path: String
-        var overwrite: Bool
-        var encoder: H264EncoderSettings
-        var orientation: VideoOrientation
-        var maxDuration: Duration?
-        var maxFileSize: UInt64?
-        var minFreeDiskSpace: UInt64?
-        var fragmentInterval: Duration?
-        var durability: MovieWriter.Durability = .none
-        var metadataCreationTime: QuickTimeTimestamp
-        var metadata: [MetadataItem] = []
-    }
-
-    private enum WriterItem {
-        case video(EncodedVideoSample)
-        case audio(AudioBuffer)
-        case videoEnded
-        case audioEnded
-    }
-
-    private struct State {
-        var videoStart: UInt64?
-        var lastVideoTimestamp: UInt64 = 0
-        var stopping = false
-        var videoEnd: UInt64?
-        var audioEnded = false
-        var failed: RecordingError?
-        var stopReason: RecordingError?
-        var interruption: InterruptionReason?
-        var dropped = 0
-        var corrupted = 0
-        var overruns = 0
-        /// Added to the timestamps of a non-live audio source to align it with the video.
-        var audioOffset: Int64?
-        /// Pausing: time taken out of the timeline so far, and where a pause began.
-        var paused = false
-        var pausedAt: UInt64 = 0
-        var pauseOffset: UInt64 = 0
-        var justResumed = false
-        var bytesWritten: UInt64 = 0
-        var writtenDuration: Duration = .zero
-        var rotationChanges: [RotationChange] = []
-    }
-
     let settings: Settings
     private let video: (format: VideoFormat, isLive: Bool, name: String)
     private let audio: (format: PCMFormat, isLive: Bool, name: String)?
@@ -109,15 +64,7 @@ final class RecordingPipeline: Sendable {
             throw RecordingError(error.code == .alreadyExists ? .fileExists : .fileError,
                                  "MovieFileOutput: creating the movie file: \(error)", underlyingError: error)
         }
-        var items = settings.metadata
-        if !items.contains(where: { $0.key == MetadataItem.creationDate(settings.metadataCreationTime).key }) {
-            items.append(.creationDate(settings.metadataCreationTime))
-        }
-        if !items.contains(where: { $0.key == MetadataItem.software("").key }) { items.append(.software("MovieRecorder")) }
-        var configuration = MovieWriter.Configuration(creationTime: settings.metadataCreationTime, metadata: items)
-        configuration.fragmentInterval = settings.fragmentInterval
-        configuration.durability = settings.durability
-        let writer = MovieWriter(sink: file, configuration: configuration)
+        let writer = MovieWriter(sink: file, configuration: Self.writerConfiguration(settings))
         do {
             videoTrack = try writer.addVideoTrack(VideoTrackFormat(
                 h264: encoder.configuration, timescale: timescale, orientation: settings.orientation,
@@ -130,6 +77,20 @@ final class RecordingPipeline: Sendable {
             throw RecordingError(.fileError, "MovieFileOutput: describing the tracks: \(error)", underlyingError: error)
         }
         self.writer = UnsafeTransfer(writer)
+    }
+
+    /// The writer's fragmenting, durability and metadata, with the creation date and the
+    /// software's name unless the settings' metadata has them.
+    private static func writerConfiguration(_ settings: Settings) -> MovieWriter.Configuration {
+        var items = settings.metadata
+        if !items.contains(where: { $0.key == MetadataItem.creationDate(settings.metadataCreationTime).key }) {
+            items.append(.creationDate(settings.metadataCreationTime))
+        }
+        if !items.contains(where: { $0.key == MetadataItem.software("").key }) { items.append(.software("MovieRecorder")) }
+        var configuration = MovieWriter.Configuration(creationTime: settings.metadataCreationTime, metadata: items)
+        configuration.fragmentInterval = settings.fragmentInterval
+        configuration.durability = settings.durability
+        return configuration
     }
 
     /// Starts the encoding and writing threads.
@@ -147,55 +108,7 @@ final class RecordingPipeline: Sendable {
     func receive(_ event: VideoSourceEvent) {
         switch event {
         case .frame(let frame):
-            // A frame of another shape (an input swapped mid-recording) cannot go to this encoder.
-            guard frame.width == video.format.width, frame.height == video.format.height,
-                  frame.pixelFormat == video.format.pixelFormat else {
-                state.withLock { if $0.videoStart != nil { $0.dropped += 1 } }
-                return
-            }
-            enum Decision { case accept(first: Bool), ignore, stop }
-            var time = frame.timestamp
-            let decision: Decision = state.withLock { s in
-                guard !s.stopping, s.failed == nil, !s.paused else { return .ignore }
-                if s.justResumed {
-                    // The first frame after a pause follows the last one by one frame: no gap.
-                    s.justResumed = false
-                    let aligned = frame.timestamp &- (s.lastVideoTimestamp + frameDurationNanoseconds)
-                    // Never take back time already removed (a frame arriving early after a very
-                    // short pause): the offset only grows.
-                    if frame.timestamp > s.lastVideoTimestamp + frameDurationNanoseconds, aligned > s.pauseOffset {
-                        s.pauseOffset = aligned
-                    }
-                }
-                time = frame.timestamp &- s.pauseOffset
-                if let start = s.videoStart, let max = settings.maxDuration,
-                   Self.duration(nanoseconds: time &- start) >= max {
-                    return .stop
-                }
-                let first = s.videoStart == nil
-                if first {
-                    s.videoStart = time
-                    s.lastVideoTimestamp = time  // a stop before this frame is queued still ends after it
-                }
-                return .accept(first: first)
-            }
-            switch decision {
-            case .ignore:
-                return
-            case .stop:
-                beginStop(reason: RecordingError(.maximumDurationReached,
-                    "MovieFileOutput: the maximum recorded duration (\(settings.maxDuration!)) was reached"))
-            case .accept(let first):
-                if first { onStart(frame.timestamp) }
-                let accepted = video.isLive ? frames.offer((frame, time)) : frames.push((frame, time))
-                state.withLock { s in
-                    if accepted {
-                        s.lastVideoTimestamp = max(s.lastVideoTimestamp, time)
-                    } else if !s.stopping {
-                        s.dropped += 1
-                    }
-                }
-            }
+            receive(frame)
         case .dropped(let count):
             state.withLock { if $0.videoStart != nil && !$0.stopping { $0.dropped += count } }
         case .corrupted:
@@ -205,6 +118,65 @@ final class RecordingPipeline: Sendable {
             beginStop(reason: RecordingError(.deviceLost, "MovieFileOutput: \(reason); the movie was finalized up to that point"))
         case .ended:
             beginStop(reason: RecordingError(.sourceEnded, "MovieFileOutput: the video source '\(video.name)' ended"))
+        }
+    }
+
+    private func receive(_ frame: VideoFrame) {
+        // A frame of another shape (an input swapped mid-recording) cannot go to this encoder.
+        guard frame.width == video.format.width, frame.height == video.format.height,
+              frame.pixelFormat == video.format.pixelFormat else {
+            state.withLock { if $0.videoStart != nil { $0.dropped += 1 } }
+            return
+        }
+        switch admit(frame) {
+        case .ignore:
+            return
+        case .stop:
+            beginStop(reason: RecordingError(.maximumDurationReached,
+                "MovieFileOutput: the maximum recorded duration (\(settings.maxDuration!)) was reached"))
+        case .accept(let time, let first):
+            if first { onStart(frame.timestamp) }
+            let accepted = video.isLive ? frames.offer((frame, time)) : frames.push((frame, time))
+            state.withLock { s in
+                if accepted {
+                    s.lastVideoTimestamp = max(s.lastVideoTimestamp, time)
+                } else if !s.stopping {
+                    s.dropped += 1
+                }
+            }
+        }
+    }
+
+    /// What becomes of a frame: it goes on the timeline at `time`, or it is not recorded, or it
+    /// is past the maximum duration and stops the recording.
+    private enum FrameDecision { case accept(time: UInt64, first: Bool), ignore, stop }
+
+    /// Decides, under the lock, whether `frame` is recorded and where it goes on the recording's
+    /// timeline (its capture time with the pauses taken out); the first frame starts the timeline.
+    private func admit(_ frame: VideoFrame) -> FrameDecision {
+        state.withLock { s in
+            guard !s.stopping, s.failed == nil, !s.paused else { return .ignore }
+            if s.justResumed {
+                // The first frame after a pause follows the last one by one frame: no gap.
+                s.justResumed = false
+                let aligned = frame.timestamp &- (s.lastVideoTimestamp + frameDurationNanoseconds)
+                // Never take back time already removed (a frame arriving early after a very
+                // short pause): the offset only grows.
+                if frame.timestamp > s.lastVideoTimestamp + frameDurationNanoseconds, aligned > s.pauseOffset {
+                    s.pauseOffset = aligned
+                }
+            }
+            let time = frame.timestamp &- s.pauseOffset
+            if let start = s.videoStart, let max = settings.maxDuration,
+               Self.duration(nanoseconds: time &- start) >= max {
+                return .stop
+            }
+            let first = s.videoStart == nil
+            if first {
+                s.videoStart = time
+                s.lastVideoTimestamp = time  // a stop before this frame is queued still ends after it
+            }
+            return .accept(time: time, first: first)
         }
     }
 
@@ -347,97 +319,103 @@ final class RecordingPipeline: Sendable {
 
     private var audioRate: Int64 { Int64(audio?.format.sampleRate ?? 1) }
 
-    private func writeLoop() {
-        let writer = self.writer.value
+    /// What the writing thread keeps from one item to the next.
+    private struct WriteLoopState {
         var videoEnded = false
-        var audioEnded = audio == nil
-        var pendingAudio: [AudioBuffer] = []
-        var audioPosition: Int64?  // next frame's time in audio ticks from the video start
+        var audioEnded: Bool
+        /// Once the video has ended, when the writing gives up waiting for the audio to end.
+        var videoEndDeadline: UInt64?
         var firstDecodeTime: Int64?
-        var videoEndWait: UInt64?
-        let bytesPerFrame = audio?.format.bytesPerFrame ?? 1
+        var audio: AudioTrackTimeline
+    }
 
-        func writeAudio(_ buffer: AudioBuffer, videoStart: UInt64) throws {
-            let rate = audioRate
-            var start = Self.ticks(Int64(bitPattern: buffer.timestamp &- videoStart), rate: rate)
-            var frames = buffer.frameCount
-            var skip = 0
-            if let position = audioPosition {
-                // Time follows the sample count; only a large gap (an overrun) is filled with silence.
-                if start - position > rate / 10 {
-                    let silence = [UInt8](repeating: 0, count: Int(start - position) * bytesPerFrame)
-                    try writer.appendAudioFrames(silence, to: audioTrack!)
-                    audioPosition = start
-                }
-                start = audioPosition!
-            } else {
-                if start < 0 { skip = Int(min(Int64(frames), -start)); start += Int64(skip) }
-            }
-            if let end = state.withLock({ $0.videoEnd }) {
-                let endTicks = Self.ticks(Int64(end - videoStart), rate: rate)
-                frames = Int(max(0, min(Int64(frames - skip), endTicks - start))) + skip
-            }
-            guard frames > skip else { return }
-            try buffer.bytes.withUnsafeBytes { raw in
-                let slice = UnsafeRawBufferPointer(rebasing: raw[(skip * bytesPerFrame)..<(frames * bytesPerFrame)])
-                try writer.appendAudioFrames(slice, to: audioTrack!, startTime: start)
-            }
-            audioPosition = start + Int64(frames - skip)
-        }
-
+    /// Writes what comes off the writing queue until both video and audio have ended, then
+    /// finishes the movie; a failed write fails the recording.
+    private func writeLoop() {
+        var loop = WriteLoopState(audioEnded: audio == nil, audio: AudioTrackTimeline(rate: audioRate))
         do {
-            while !(videoEnded && audioEnded) {
-                let item: WriterItem?
-                if let deadline = videoEndWait {
-                    guard case .some(let next) = writing.pop(until: deadline), let got = next else { break }  // audio never caught up
-                    item = got
-                } else {
-                    item = writing.pop()
-                }
-                guard let item else { break }
-                switch item {
-                case .video(let sample):
-                    if firstDecodeTime == nil { firstDecodeTime = sample.decodeTime }
-                    try writer.appendVideoSample(sample.data, to: videoTrack, decodeTime: sample.decodeTime,
-                                                 presentationTime: sample.presentationTime, isSync: sample.isKeyframe)
-                case .audio(let buffer):
-                    if let start = state.withLock({ $0.videoStart }) {
-                        for pending in pendingAudio { try writeAudio(pending, videoStart: start) }
-                        pendingAudio.removeAll()
-                        try writeAudio(buffer, videoStart: start)
-                    } else {
-                        pendingAudio.append(buffer)
-                        if pendingAudio.count > 500 { pendingAudio.removeFirst() }
-                    }
-                case .videoEnded:
-                    videoEnded = true
-                    videoEndWait = MonotonicClock.now() + 2_000_000_000
-                case .audioEnded:
-                    audioEnded = true
-                }
-                let duration = writer.recordedDuration
-                let bytes = writer.bytesWritten
-                state.withLock {
-                    $0.writtenDuration = Self.duration(nanoseconds: duration * 1_000_000_000 / UInt64(writer.configuration.movieTimescale))
-                    $0.bytesWritten = bytes
-                }
-                checkLimits(bytesWritten: bytes)
+            while !(loop.videoEnded && loop.audioEnded), let item = nextWriterItem(until: loop.videoEndDeadline) {
+                try write(item, &loop)
+                publishProgress()
             }
-            let span: Int64 = state.withLock { s in
-                guard let start = s.videoStart, let end = s.videoEnd else { return 0 }
-                return Int64(end - start)
-            }
-            var endTimes = [videoTrack: (firstDecodeTime ?? 0) + Self.ticks(span, rate: Int64(timescale))]
-            // Audio that ran ahead of the last frame (a file source is read faster than video is
-            // encoded) is cut where the video ends.
-            if let audioTrack { endTimes[audioTrack] = Self.ticks(span, rate: audioRate) }
-            _ = try writer.finish(endTimes: endTimes)
-            try file.synchronize()
+            try finishMovie(firstDecodeTime: loop.firstDecodeTime)
         } catch {
             fail(RecordingError(.fileError, "MovieFileOutput: writing \(settings.path): \(error)", underlyingError: error))
         }
         writing.close()
         frames.close()
+    }
+
+    /// The next item off the writing queue; nil once it is closed, or when the audio has not
+    /// ended by `deadline`.
+    private func nextWriterItem(until deadline: UInt64?) -> WriterItem? {
+        guard let deadline else { return writing.pop() }
+        guard case .some(let next) = writing.pop(until: deadline) else { return nil }  // audio never caught up
+        return next
+    }
+
+    /// Appends one item to the movie; audio that arrives before the first video frame is held.
+    private func write(_ item: WriterItem, _ loop: inout WriteLoopState) throws {
+        switch item {
+        case .video(let sample):
+            if loop.firstDecodeTime == nil { loop.firstDecodeTime = sample.decodeTime }
+            try writer.value.appendVideoSample(sample.data, to: videoTrack, decodeTime: sample.decodeTime,
+                                               presentationTime: sample.presentationTime, isSync: sample.isKeyframe)
+        case .audio(let buffer):
+            if let start = state.withLock({ $0.videoStart }) {
+                for held in loop.audio.takeHeld() { try writeAudio(held, videoStart: start, on: &loop.audio) }
+                try writeAudio(buffer, videoStart: start, on: &loop.audio)
+            } else {
+                loop.audio.hold(buffer)
+            }
+        case .videoEnded:
+            loop.videoEnded = true
+            loop.videoEndDeadline = MonotonicClock.now() + 2_000_000_000  // the audio has two seconds to catch up
+        case .audioEnded:
+            loop.audioEnded = true
+        }
+    }
+
+    /// Appends `buffer` where the timeline puts it, after the silence that fills an overrun.
+    private func writeAudio(_ buffer: AudioBuffer, videoStart: UInt64, on timeline: inout AudioTrackTimeline) throws {
+        let bytesPerFrame = audio?.format.bytesPerFrame ?? 1
+        let placement = timeline.place(buffer, videoStart: videoStart, videoEnd: state.withLock { $0.videoEnd })
+        if placement.silenceFrames > 0 {
+            let silence = [UInt8](repeating: 0, count: placement.silenceFrames * bytesPerFrame)
+            try writer.value.appendAudioFrames(silence, to: audioTrack!)
+        }
+        guard !placement.frames.isEmpty else { return }
+        try buffer.bytes.withUnsafeBytes { raw in
+            let bytes = (placement.frames.lowerBound * bytesPerFrame)..<(placement.frames.upperBound * bytesPerFrame)
+            try writer.value.appendAudioFrames(UnsafeRawBufferPointer(rebasing: raw[bytes]), to: audioTrack!,
+                                               startTime: placement.startTime)
+        }
+    }
+
+    /// Records the media written and the file size for ``progress``, then checks the limits.
+    private func publishProgress() {
+        let writer = self.writer.value
+        let duration = writer.recordedDuration
+        let bytes = writer.bytesWritten
+        state.withLock {
+            $0.writtenDuration = Self.duration(nanoseconds: duration * 1_000_000_000 / UInt64(writer.configuration.movieTimescale))
+            $0.bytesWritten = bytes
+        }
+        checkLimits(bytesWritten: bytes)
+    }
+
+    /// Ends both tracks where the video ends, finishes the movie and flushes the file.
+    private func finishMovie(firstDecodeTime: Int64?) throws {
+        let span: Int64 = state.withLock { s in
+            guard let start = s.videoStart, let end = s.videoEnd else { return 0 }
+            return Int64(end - start)
+        }
+        var endTimes = [videoTrack: (firstDecodeTime ?? 0) + Self.ticks(span, rate: Int64(timescale))]
+        // Audio that ran ahead of the last frame (a file source is read faster than video is
+        // encoded) is cut where the video ends.
+        if let audioTrack { endTimes[audioTrack] = Self.ticks(span, rate: audioRate) }
+        _ = try writer.value.finish(endTimes: endTimes)
+        try file.synchronize()
     }
 
     private let lastDiskCheck = Mutex<UInt64>(0)
@@ -476,6 +454,28 @@ final class RecordingPipeline: Sendable {
     }
 
     private func finish() {
+        let (info, finalSize, noFrames) = closeAndReadBack()
+        let result: RecordingResult = state.withLock { s in
+            RecordingResult(
+                path: settings.path,
+                duration: info.map { Self.duration(nanoseconds: $0.movieHeader.duration * 1_000_000_000 / UInt64(max(1, $0.movieHeader.timescale))) } ?? s.writtenDuration,
+                fileSize: info?.tree.fileSize ?? finalSize,
+                frameCount: Int(info?.videoTrack?.sampleCount ?? 0),
+                droppedFrameCount: s.dropped,
+                corruptedFrameCount: s.corrupted,
+                audioOverrunCount: s.overruns,
+                orientation: settings.orientation,
+                rotationChanges: s.rotationChanges,
+                isPlayable: info != nil && (!noFrames),  // finished, repaired after a failure, or fragmented
+                error: s.failed ?? s.stopReason,
+                interruption: s.interruption)
+        }
+        onFinish(result)
+    }
+
+    /// Closes the file and reads back the movie it holds; a movie without a single frame is
+    /// removed (`info` nil, `noFrames` true).
+    private func closeAndReadBack() -> (info: MovieInfo?, finalSize: UInt64, noFrames: Bool) {
         let failed = state.withLock { $0.failed != nil }
         if failed, settings.fragmentInterval != nil {
             // A write failed (a full disk, an I/O error): everything up to the last whole
@@ -500,22 +500,7 @@ final class RecordingPipeline: Sendable {
                 }
             }
         }
-        let result: RecordingResult = state.withLock { s in
-            RecordingResult(
-                path: settings.path,
-                duration: info.map { Self.duration(nanoseconds: $0.movieHeader.duration * 1_000_000_000 / UInt64(max(1, $0.movieHeader.timescale))) } ?? s.writtenDuration,
-                fileSize: info?.tree.fileSize ?? finalSize,
-                frameCount: Int(info?.videoTrack?.sampleCount ?? 0),
-                droppedFrameCount: s.dropped,
-                corruptedFrameCount: s.corrupted,
-                audioOverrunCount: s.overruns,
-                orientation: settings.orientation,
-                rotationChanges: s.rotationChanges,
-                isPlayable: info != nil && (!noFrames),  // finished, repaired after a failure, or fragmented
-                error: s.failed ?? s.stopReason,
-                interruption: s.interruption)
-        }
-        onFinish(result)
+        return (info, finalSize, noFrames)
     }
 
     /// Nanoseconds to ticks of `rate`, rounded to the nearest tick.

@@ -1,0 +1,30 @@
+import MovieCapture
+
+extension RecordingPipeline {
+    /// What the capture, encoding and writing threads share, always under the pipeline's lock.
+    /// `videoStart`, `lastVideoTimestamp` and `videoEnd` are nanoseconds on ``MonotonicClock``
+    /// with the pauses taken out.
+    struct State {
+        var videoStart: UInt64?
+        var lastVideoTimestamp: UInt64 = 0
+        var stopping = false
+        var videoEnd: UInt64?
+        var audioEnded = false
+        var failed: RecordingError?
+        var stopReason: RecordingError?
+        var interruption: InterruptionReason?
+        var dropped = 0
+        var corrupted = 0
+        var overruns = 0
+        /// Added to the timestamps of a non-live audio source to align it with the video.
+        var audioOffset: Int64?
+        /// Pausing: time taken out of the timeline so far, and where a pause began.
+        var paused = false
+        var pausedAt: UInt64 = 0
+        var pauseOffset: UInt64 = 0
+        var justResumed = false
+        var bytesWritten: UInt64 = 0
+        var writtenDuration: Duration = .zero
+        var rotationChanges: [RotationChange] = []
+    }
+}

@@ -1,0 +1,152 @@
+import MovieContainer
+import MovieEncoding
+
+/// What `movrec record`'s command line asks for.
+///
+/// The sources, `--gravity` and `--mounting` stay as the user wrote them: opening a device is
+/// the next step's job. `--max-size`, `--min-free` and `--fragment-interval` stay text too and
+/// are checked where the movie output is built, after the sources have opened, so that a
+/// missing device is reported before them.
+struct RecordOptions {
+    var output: String
+    var video: String
+    var audio: String
+    var gravity: String?
+    var mounting: String?
+    var size: (width: Int, height: Int)?
+    var frameRate: FrameRate?
+    var orientation: VideoOrientation
+    /// Whether `--rotation` was given, which `--gravity` excludes.
+    var hasRotation: Bool
+    var encoder: H264EncoderSettings
+    var maxDuration: Duration?
+    var maxFileSize: String?
+    var minFreeDiskSpace: String?
+    var fragmentInterval: String?
+    var noFragments: Bool
+    var syncFragments: Bool
+    var overwrite: Bool
+    var quiet: Bool
+
+    /// Takes every option off `arguments`, then checks the values.
+    /// - Throws: `Arguments.UsageError` naming the first bad option; `OrientationError` for an
+    ///   angle other than 0, 90, 180 or 270.
+    init(parsing arguments: Arguments) throws {
+        var args = arguments
+        video = try args.option("--video") ?? "/dev/video0"
+        audio = try args.option("--audio") ?? "none"
+        let sizeText = try args.option("--size")
+        let fpsText = try args.option("--fps")
+        let rotationText = try args.option("--rotation")
+        let mirror = args.flag("--mirror")
+        gravity = try args.option("--gravity")
+        mounting = try args.option("--mounting")
+        let durationText = try args.option("--duration")
+        maxFileSize = try args.option("--max-size")
+        minFreeDiskSpace = try args.option("--min-free")
+        noFragments = args.flag("--no-fragments")
+        fragmentInterval = try args.option("--fragment-interval")
+        syncFragments = args.flag("--sync")
+        overwrite = args.flag("--overwrite")
+        let encoderText = try EncoderText(taking: &args)
+        quiet = args.flag("--quiet")
+        try args.finish(positionalCount: 1...1)
+        output = args.positional[0]
+
+        hasRotation = rotationText != nil
+        orientation = try Self.orientation(rotationText ?? "0", isMirrored: mirror)
+        size = try sizeText.map(Self.size)
+        frameRate = try fpsText.map(parseFrameRate)
+        encoder = try encoderText.settings()
+        maxDuration = try durationText.map(Self.duration)
+    }
+
+    private static func orientation(_ text: String, isMirrored: Bool) throws -> VideoOrientation {
+        guard let angle = Double(text) else { throw Arguments.UsageError(description: "--rotation \(text) is not a number") }
+        return try VideoOrientation(rotationAngle: angle, isMirrored: isMirrored)
+    }
+
+    private static func size(_ text: String) throws -> (width: Int, height: Int) {
+        let parts = text.split(separator: "x")
+        guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), w > 0, h > 0 else {
+            throw Arguments.UsageError(description: "--size \(text) is not WIDTHxHEIGHT, such as 1280x720")
+        }
+        return (w, h)
+    }
+
+    private static func duration(_ text: String) throws -> Duration {
+        guard let seconds = Double(text), seconds > 0, seconds.isFinite else {
+            throw Arguments.UsageError(description: "--duration \(text) is not a positive number of seconds")
+        }
+        return .nanoseconds(Int64(seconds * 1e9))
+    }
+
+    /// `--max-size` or `--min-free`: bytes, or with a K, M or G suffix (powers of 1024).
+    static func byteCount(_ text: String?, _ name: String) throws -> UInt64? {
+        guard let text else { return nil }
+        let units: [Character: UInt64] = ["k": 1 << 10, "K": 1 << 10, "m": 1 << 20, "M": 1 << 20, "g": 1 << 30, "G": 1 << 30]
+        let unit = text.last.flatMap { units[$0] } ?? 1
+        guard let value = UInt64(unit == 1 ? text : String(text.dropLast())) else {
+            throw Arguments.UsageError(description: "\(name) \(text) is not a size such as 500M")
+        }
+        return value * unit
+    }
+
+    /// `--fragment-interval`: seconds, up to a day.
+    static func fragmentInterval(_ text: String) throws -> Duration {
+        guard let seconds = Double(text), seconds > 0, seconds <= 86_400 else {
+            throw Arguments.UsageError(description: "--fragment-interval \(text) is not a positive number of seconds (up to 86400)")
+        }
+        return .nanoseconds(Int64(seconds * 1e9))
+    }
+}
+
+extension RecordOptions {
+    /// The x264 options: the preset, tune and profile as given, the numbers still text until the
+    /// whole command line has been read.
+    private struct EncoderText {
+        var given = H264EncoderSettings()
+        var crf, bitrate, keyint, bframes, threads, x264Params: String?
+
+        init(taking args: inout Arguments) throws {
+            if let preset = try args.option("--preset") { given.preset = preset }
+            given.tune = try args.option("--tune")
+            if let profile = try args.option("--profile") { given.profile = profile }
+            crf = try args.option("--crf")
+            bitrate = try args.option("--bitrate")
+            keyint = try args.option("--keyint")
+            bframes = try args.option("--bframes")
+            threads = try args.option("--threads")
+            x264Params = try args.option("--x264-params")
+        }
+
+        func settings() throws -> H264EncoderSettings {
+            var settings = given
+            if crf != nil && bitrate != nil { throw Arguments.UsageError(description: "--crf and --bitrate exclude each other") }
+            if let crf {
+                guard let value = Double(crf) else { throw Arguments.UsageError(description: "--crf \(crf) is not a number") }
+                settings.rateControl = .constantQuality(crf: value)
+            }
+            if let bitrate {
+                guard let kbps = Int(bitrate), kbps > 0 else {
+                    throw Arguments.UsageError(description: "--bitrate \(bitrate) is not a positive number of kbit/s")
+                }
+                settings.rateControl = .bitrate(kilobitsPerSecond: kbps, maximumKilobitsPerSecond: kbps, bufferKilobits: kbps)
+            }
+            settings.keyframeInterval = try Self.wholeNumber(keyint, "--keyint")
+            settings.maxBFrames = try Self.wholeNumber(bframes, "--bframes")
+            settings.threads = try Self.wholeNumber(threads, "--threads") ?? 0
+            for pair in x264Params?.split(separator: ":") ?? [] {
+                let kv = pair.split(separator: "=", maxSplits: 1)
+                settings.options[String(kv[0])] = kv.count == 2 ? String(kv[1]) : "1"
+            }
+            return settings
+        }
+
+        private static func wholeNumber(_ text: String?, _ name: String) throws -> Int? {
+            guard let text else { return nil }
+            guard let value = Int(text), value >= 0 else { throw Arguments.UsageError(description: "\(name) \(text) is not a whole number") }
+            return value
+        }
+    }
+}

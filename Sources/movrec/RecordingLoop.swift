@@ -1,0 +1,96 @@
+import MovieCapture
+import MovieRecorder
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The wait for `movrec record` to end: at the movie output's own finish (a file source's end,
+/// a limit) or at Ctrl-C or SIGTERM, with a live status line on a terminal.
+///
+/// The loop wakes at once when the recording finishes, and five times a second for the status
+/// line and to notice a signal. ``cancel()`` ends the tasks that wake it.
+struct RecordingLoop {
+    let movie: MovieFileOutput
+    let output: String
+    private let wakes: AsyncStream<Void>
+    private let watcher: Task<Void, Never>
+    private let ticker: Task<Void, Never>
+    /// Whether the status line is shown: standard error is a terminal and `--quiet` was not given.
+    private let isInteractive: Bool
+
+    /// Starts watching `movie`'s events, which announce the file and wake the loop at the end.
+    init(movie: MovieFileOutput, output: String, quiet: Bool) {
+        self.movie = movie
+        self.output = output
+        let (wakes, waker) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        self.wakes = wakes
+        watcher = Task { [events = movie.events] in
+            for await event in events {
+                switch event {
+                case .didStartRecording(let path, _): standardError("movrec: recording to \(path)")
+                case .didFinishRecording: waker.yield()
+                default: break
+                }
+            }
+        }
+        ticker = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(200))
+                waker.yield()
+            }
+        }
+        isInteractive = isatty(2) == 1 && !quiet
+    }
+
+    /// Waits for the recording to end, stopping it at a signal.
+    /// - Returns: the recording's result; nil if the output had none to give.
+    func run() async -> RecordingResult? {
+        var wake = wakes.makeAsyncIterator()
+        var result: RecordingResult?
+        let started = MonotonicClock.now()
+        while result == nil {
+            let signal = receivedSignal.load(ordering: .relaxed)
+            if signal != 0 {
+                if isInteractive { standardError("") }
+                standardError("movrec: \(signal == SIGINT ? "interrupted" : "terminated"); finalizing \(output)")
+                result = await movie.stopRecording()
+                break
+            }
+            if !movie.isRecording {
+                result = await movie.stopRecording()
+                break
+            }
+            if isInteractive { showStatus(since: started) }
+            _ = await wake.next()
+        }
+        if isInteractive { standardError("") }
+        return result
+    }
+
+    /// Ends the tasks that wake the loop.
+    func cancel() {
+        watcher.cancel()
+        ticker.cancel()
+    }
+
+    /// Rewrites the status line: media recorded, time elapsed, frames dropped, file size.
+    private func showStatus(since started: UInt64) {
+        let elapsed = Double(MonotonicClock.now() - started) / 1e9
+        let media = movie.recordedDuration
+        let mediaSeconds = Double(media.components.seconds) + Double(media.components.attoseconds) / 1e18
+        let line = "  \(Self.format(mediaSeconds, 1)) s recorded, \(Self.format(elapsed, 1)) s elapsed, "
+            + "\(movie.droppedFrameCount) dropped, \(Self.format(Double(movie.recordedFileSize) / 1_000_000, 1)) MB   "
+        _ = "\r\(line)".withCString { write(2, $0, strlen($0)) }
+    }
+
+    /// `value`, not negative, with `decimals` digits after the point, rounded to the nearest.
+    private static func format(_ value: Double, _ decimals: Int) -> String {
+        var scale = 1.0
+        for _ in 0..<decimals { scale *= 10 }
+        let scaled = Int64((value * scale).rounded())
+        let whole = scaled / Int64(scale), fraction = abs(scaled % Int64(scale))
+        guard decimals > 0 else { return String(whole) }
+        let digits = String(fraction)
+        return "\(whole).\(String(repeating: "0", count: decimals - digits.count))\(digits)"
+    }
+}
