@@ -39,8 +39,8 @@ package final class MappedRegion: @unchecked Sendable {
 /// reading a byte of each page).
 ///
 /// A quarter of a megabyte per call: the call holds the process's memory-map lock while it
-/// works, and a thread writing from the same mapping (or mapping memory) waits for it. In one
-/// call of several megabytes such waits reached 100 ms in the mux benchmark.
+/// works, and a thread writing from the same mapping (or mapping memory) waits for it, so a
+/// long call would stall the writer.
 package func prefaultMappedPages(_ buffer: UnsafeRawBufferPointer, _ range: Range<Int>) {
     guard let base = buffer.baseAddress, !range.isEmpty, range.lowerBound >= 0, range.upperBound <= buffer.count else { return }
     let page = Int(RandomAccessFile.pageSize)

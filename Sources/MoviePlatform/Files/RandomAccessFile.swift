@@ -220,15 +220,11 @@ package final class RandomAccessFile: MovieByteSink, MovieByteSource, MovieScrat
 
     /// The most bytes one write call takes; longer writes are split.
     ///
-    /// A buffered write gets page-cache folios as large as the part of the write that falls
-    /// in them (up to 2 MiB on ext4 since Linux 6.x), and a large folio needs a free block of
-    /// that order. In a virtual machine that hands free memory back to its host (virtio-balloon
-    /// free page reporting, as here), those blocks are the ones the host has taken back, and
-    /// every first touch of them is a host page fault: on the benchmark machine 70 MB written
-    /// 4 MiB a call took 18–215 ms (median 116) against 17–23 ms 512 KiB a call, interleaved
-    /// with ffmpeg runs (Benchmarks/README.md, row 17). `cp` and the stdio-buffered tools write
-    /// at most a pipe's or a buffer's worth a call and never pay it; 512 KiB a call costs
-    /// about one system call per 100 µs of copying.
+    /// A buffered write gets page-cache folios as large as the part of the write that falls in
+    /// them (up to 2 MiB), and in a virtual machine that reports free memory to its host, the
+    /// first touch of each large folio is a host page fault; writes of at most 512 KiB, as `cp`
+    /// makes, do not pay it and cost about one system call per 100 µs of copying
+    /// (Benchmarks/README.md, row 17, has the measurements).
     package static let maximumWriteSize = 512 << 10
 
     /// Reserves disk blocks for the first `count` bytes before they are written, without

@@ -7,9 +7,9 @@ internal import CX264
 /// The media libraries this package calls, each opened the first time it is needed rather than
 /// when the program starts.
 ///
-/// A program linked with all four loads five shared objects and resolves their symbols before
-/// `main`, about 0.7 ms of every start (`perf stat -r 200 movrec help`: 2.5 → 1.8 ms), whether or
-/// not it ever encodes or captures; `movrec mux`, `inspect` and `repair` never do. The C modules
+/// A program linked with all four would load five shared objects before `main` whether or not it
+/// ever encodes or captures; `movrec mux`, `inspect` and `repair` never do (Benchmarks/README.md,
+/// row 23, has what that costs). The C modules
 /// forward each function to the library opened with `dlopen` (`CLINUX_LAZY_LIBRARY` in CLinux.h);
 /// the places that start using a library call ``load()`` first, so a missing one is a typed error
 /// naming the package to install instead of a failure at start.
