@@ -77,4 +77,17 @@ import Testing
         #expect([0.0, 90, 180, 270].allSatisfy(movie.isVideoRotationAngleSupported))
         #expect(![45.0, -90, 360, .nan].contains(where: movie.isVideoRotationAngleSupported))
     }
+
+    /// The documented way to consume events ends by itself when the output or session goes.
+    @Test(.timeLimit(.minutes(1))) func eventStreamsFinishWhenTheirOwnerIsReleased() async {
+        var movie: MovieFileOutput? = MovieFileOutput()
+        var session: CaptureSession? = CaptureSession()
+        let movieEvents = movie!.events, sessionEvents = session!.events
+        let movieTask = Task { var count = 0; for await _ in movieEvents { count += 1 }; return count }
+        let sessionTask = Task { var count = 0; for await _ in sessionEvents { count += 1 }; return count }
+        movie = nil
+        session = nil
+        #expect(await movieTask.value == 0)
+        #expect(await sessionTask.value == 0)
+    }
 }
