@@ -1,16 +1,16 @@
 
 
 /// A track's sample tables as stored: enough to find every sample's bytes and times.
-public struct SampleTable: Sendable {
+package struct SampleTable: Sendable {
     package var timeToSample: TimeToSampleAtom
     package var compositionOffsets: CompositionOffsetAtom?
     package var syncSamples: SyncSampleAtom?
     package var sampleToChunk: SampleToChunkAtom
     package var sizes: SampleSizeAtom
     /// Chunk offsets from `stco` or `co64`.
-    public var chunkOffsets: [UInt64]
+    package var chunkOffsets: [UInt64]
     /// A Boolean value that indicates whether offsets came from `co64`.
-    public var usesLargeOffsets: Bool
+    package var usesLargeOffsets: Bool
 
     init(stbl: AtomNode) throws(MovieFormatError) {
         guard let stts = stbl.child("stts") else { throw .missingAtom("stts", in: "a sample table") }
@@ -33,21 +33,21 @@ public struct SampleTable: Sendable {
     }
 
     /// One sample's place in the file and on the media timeline.
-    public struct Sample: Hashable, Sendable {
+    package struct Sample: Hashable, Sendable {
         /// The file offset of the sample's first byte, from the chunk offsets, `stsc` and `stsz`.
-        public var offset: UInt64
+        package var offset: UInt64
         /// The sample's size in bytes, from `stsz`.
-        public var size: UInt32
+        package var size: UInt32
         /// The decode time in media (`mdhd`) time-scale ticks: the sum of the `stts` durations
         /// before it.
-        public var decodeTime: Int64
+        package var decodeTime: Int64
         /// The sample's duration in media time-scale ticks, from `stts`.
-        public var duration: UInt32
+        package var duration: UInt32
         /// Presentation (composition) time: decode time plus the `ctts` offset.
-        public var presentationTime: Int64
+        package var presentationTime: Int64
         /// A Boolean value that indicates whether the sample is a sync sample (a keyframe):
         /// listed in `stss`, or every sample when the track has no `stss`.
-        public var isSync: Bool
+        package var isSync: Bool
     }
 
     /// Lists the samples in decode order.
@@ -55,7 +55,7 @@ public struct SampleTable: Sendable {
     /// - Parameter limit: the most samples to list; tables that claim more, or contradict each
     ///   other, throw instead of allocating.
     /// - Throws: ``MovieFormatError`` when the tables disagree.
-    public func samples(limit: Int = 10_000_000) throws(MovieFormatError) -> [Sample] {
+    package func samples(limit: Int = 10_000_000) throws(MovieFormatError) -> [Sample] {
         let count = Int(sizes.sampleCount)
         guard count <= limit else {
             throw .invalidValue("stsz", "\(count) samples are more than the \(limit) this listing allows")

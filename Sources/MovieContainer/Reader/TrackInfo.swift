@@ -16,7 +16,7 @@ public struct TrackInfo: Sendable {
     package var sampleDescription: SampleDescriptionAtom.Entry?
     package var editList: [EditListAtom.Entry]
     /// The sample tables, when the track has them.
-    public var sampleTable: SampleTable?
+    package var sampleTable: SampleTable?
 
     /// The track ID from `tkhd`.
     public var trackID: UInt32 { header.trackID }

@@ -73,36 +73,36 @@ public final class InMemoryMovieSink: MovieByteSink {
 
 /// A movie in memory that can be read and written in place, like a file opened for update:
 /// what repair needs when the movie is not on disk (tests, fuzzing).
-public final class InMemoryMovieFile: MovieByteSource, MovieByteSink {
+package final class InMemoryMovieFile: MovieByteSource, MovieByteSink {
     /// The movie's bytes.
-    public private(set) var bytes: [UInt8]
+    package private(set) var bytes: [UInt8]
     /// Writes that would grow it past this many bytes throw.
-    public let capacity: Int
+    package let capacity: Int
 
     /// Creates a file that holds `bytes`.
     /// - Parameters:
     ///   - bytes: The initial contents.
     ///   - capacity: The most bytes that writes may grow it to; 64 MiB by default.
-    public init(_ bytes: [UInt8], capacity: Int = 1 << 26) {
+    package init(_ bytes: [UInt8], capacity: Int = 1 << 26) {
         self.bytes = bytes
         self.capacity = capacity
     }
 
     /// The number of bytes in ``InMemoryMovieFile/bytes``.
-    public var size: UInt64 { UInt64(bytes.count) }
+    package var size: UInt64 { UInt64(bytes.count) }
 
     /// Returns up to `count` bytes starting at `offset`.
     /// - Parameters:
     ///   - offset: The position of the first byte.
     ///   - count: The most bytes to return.
     /// - Returns: The bytes; fewer than `count` at the end of the data, none past it.
-    public func read(at offset: UInt64, count: Int) throws -> [UInt8] {
+    package func read(at offset: UInt64, count: Int) throws -> [UInt8] {
         guard offset < size else { return [] }
         return Array(bytes[Int(offset)..<min(bytes.count, Int(offset) + count)])
     }
 
     /// The error for a write past ``capacity``.
-    public struct CapacityExceeded: Error {}
+    package struct CapacityExceeded: Error {}
 
     /// Copies `source` into ``InMemoryMovieFile/bytes`` at `offset`, filling any gap before it with
     /// zeros.
@@ -111,7 +111,7 @@ public final class InMemoryMovieFile: MovieByteSource, MovieByteSink {
     ///   - offset: The position of the first byte.
     /// - Throws: ``InMemoryMovieFile/CapacityExceeded`` when the write would end past
     ///   ``InMemoryMovieFile/capacity``.
-    public func write(_ source: UnsafeRawBufferPointer, at offset: UInt64) throws {
+    package func write(_ source: UnsafeRawBufferPointer, at offset: UInt64) throws {
         guard offset <= UInt64(capacity), UInt64(source.count) <= UInt64(capacity) - offset else { throw CapacityExceeded() }
         let start = Int(offset), end = start + source.count
         if bytes.count < end { bytes.append(contentsOf: repeatElement(0, count: end - bytes.count)) }
@@ -119,11 +119,11 @@ public final class InMemoryMovieFile: MovieByteSource, MovieByteSink {
     }
 
     /// Does nothing: bytes in memory need no flushing.
-    public func synchronize() throws {}
+    package func synchronize() throws {}
 
     /// Cuts ``InMemoryMovieFile/bytes`` to `size` bytes; a larger `size` leaves them as they are.
     /// - Parameter size: The length to cut to, in bytes.
-    public func truncate(to size: UInt64) throws {
+    package func truncate(to size: UInt64) throws {
         if UInt64(bytes.count) > size { bytes.removeLast(bytes.count - Int(size)) }
     }
 }

@@ -22,19 +22,19 @@ import Glibc
 /// NaN or infinite component) keep the current rotation, which is `nil` until the first reading
 /// that does say something. iio-sensor-proxy decides likewise from the previous orientation,
 /// with a threshold of its own on each axis.
-public struct DeviceRotationEstimator: Hashable, Sendable {
+package struct DeviceRotationEstimator: Hashable, Sendable {
     /// The degrees beyond 45 by which the angle must leave the current quarter turn before the
     /// rotation changes: from 0 up to, not including, 45.
-    public let hysteresis: Double
+    package let hysteresis: Double
     /// The in-plane gravity, in m/s², below which a reading is too flat to tell the rotation.
-    public let minimumInPlaneGravity: Double
+    package let minimumInPlaneGravity: Double
     /// The tilt of the screen from vertical, in degrees, beyond which a reading is too flat to
     /// tell the rotation.
-    public let maximumTilt: Double
+    package let maximumTilt: Double
 
     /// The current rotation clockwise from upright (0, 90, 180 or 270), or `nil` before the
     /// first reading that tells it.
-    public private(set) var rotation: Int?
+    package private(set) var rotation: Int?
 
     /// Creates an estimator that knows no rotation yet.
     /// - Parameters:
@@ -43,7 +43,7 @@ public struct DeviceRotationEstimator: Hashable, Sendable {
     ///   - minimumInPlaneGravity: The gravity in the screen's plane, in m/s², below which a
     ///     reading is ignored; 0.35 g by default, about 70° of tilt at rest.
     ///   - maximumTilt: The tilt from vertical, in degrees, beyond which a reading is ignored.
-    public init(hysteresis: Double = 15, minimumInPlaneGravity: Double = 0.35 * GravityVector.standardGravity,
+    package init(hysteresis: Double = 15, minimumInPlaneGravity: Double = 0.35 * GravityVector.standardGravity,
                 maximumTilt: Double = 65) {
         precondition(hysteresis >= 0 && hysteresis < 45, "hysteresis must be from 0 up to 45 degrees, not \(hysteresis)")
         precondition(minimumInPlaneGravity >= 0, "minimum in-plane gravity must not be negative")
@@ -56,7 +56,7 @@ public struct DeviceRotationEstimator: Hashable, Sendable {
     /// Takes a reading into account.
     /// - Returns: The rotation after it: 0, 90, 180 or 270, or `nil` when no reading so far has
     ///   told it.
-    public mutating func update(_ g: GravityVector) -> Int? {
+    package mutating func update(_ g: GravityVector) -> Int? {
         guard let angle = Self.clockwiseAngle(of: g, minimumInPlaneGravity: minimumInPlaneGravity, maximumTilt: maximumTilt) else {
             return rotation
         }
@@ -72,7 +72,7 @@ public struct DeviceRotationEstimator: Hashable, Sendable {
 
     /// The angle of gravity in the screen's plane, clockwise from upright, in degrees from 0
     /// up to 360: `atan2(−x, y)`.
-    public static func clockwiseAngle(of g: GravityVector) -> Double {
+    package static func clockwiseAngle(of g: GravityVector) -> Double {
         var degrees = atan2(-g.x, g.y) * 180 / Double.pi
         if degrees < 0 { degrees += 360 }
         return degrees >= 360 ? 0 : degrees

@@ -16,8 +16,8 @@ import Synchronization
 /// `in_accel_offset`; the offset is optional, a scale is required. The scale and offset files
 /// are read with every reading, since writing a new range to `in_accel_scale` changes them.
 /// The result is then turned from the chip's axes into the device's by the mount matrix
-/// (`in_accel_mount_matrix`, `in_mount_matrix` or `mount_matrix`, in that order; see
-/// ``MountMatrix``), or left as it is when the driver publishes none.
+/// (`in_accel_mount_matrix`, `in_mount_matrix` or `mount_matrix`, in that order), or left as it
+/// is when the driver publishes none.
 ///
 /// ``read()`` reads once, on the caller's thread. ``start(handler:)`` polls on a dedicated
 /// thread every ``pollingInterval``, the first reading at once; a poll that fails is skipped
@@ -33,7 +33,7 @@ public final class IIOAccelerometer: GravitySource {
     /// The device's `label` file, such as `accel-display` on a convertible, if it has one.
     public let label: String?
     /// The matrix that takes readings from the chip's axes to the device's.
-    public let mountMatrix: MountMatrix
+    package let mountMatrix: MountMatrix
     /// The time between polls after ``start(handler:)``.
     public let pollingInterval: Duration
 

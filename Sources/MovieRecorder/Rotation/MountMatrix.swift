@@ -11,35 +11,35 @@ import MovieEncoding
 /// (Documentation/ABI/testing/sysfs-bus-iio, `mount_matrix`; the device tree binding
 /// Documentation/devicetree/bindings/iio/mount-matrix.txt spells out the product). The identity
 /// matrix means the chip's axes already are the device's.
-public struct MountMatrix: Hashable, Sendable, CustomStringConvertible {
+package struct MountMatrix: Hashable, Sendable, CustomStringConvertible {
     /// The rows: row 0 gives the device's x from the sensor's x, y and z; rows 1 and 2 give y
     /// and z.
-    public let rows: [SIMD3<Double>]
+    package let rows: [SIMD3<Double>]
 
     /// Creates a matrix from its three rows.
-    public init(rows: [SIMD3<Double>]) {
+    package init(rows: [SIMD3<Double>]) {
         precondition(rows.count == 3, "a mount matrix has three rows, not \(rows.count)")
         self.rows = rows
     }
 
     /// The chip mounted square with the device: readings pass through unchanged.
-    public static let identity = MountMatrix(rows: [SIMD3(1, 0, 0), SIMD3(0, 1, 0), SIMD3(0, 0, 1)])
+    package static let identity = MountMatrix(rows: [SIMD3(1, 0, 0), SIMD3(0, 1, 0), SIMD3(0, 0, 1)])
 
     /// The determinant: ±1 for a rotation (−1 when it also mirrors an axis, as for a chip on
     /// the back of the board); near 0 when the matrix loses an axis.
-    public var determinant: Double {
+    package var determinant: Double {
         let (a, b, c) = (rows[0], rows[1], rows[2])
         return a.x * (b.y * c.z - b.z * c.y) - a.y * (b.x * c.z - b.z * c.x) + a.z * (b.x * c.y - b.y * c.x)
     }
 
     /// Takes a reading in the sensor's axes to the device's.
-    public func apply(_ v: GravityVector) -> GravityVector {
+    package func apply(_ v: GravityVector) -> GravityVector {
         let s = SIMD3(v.x, v.y, v.z)
         return GravityVector(x: (rows[0] * s).sum(), y: (rows[1] * s).sum(), z: (rows[2] * s).sum())
     }
 
     /// The matrix as the kernel prints it.
-    public var description: String {
+    package var description: String {
         rows.map { row in [row.x, row.y, row.z].map(Self.format).joined(separator: ", ") }.joined(separator: "; ")
     }
 
