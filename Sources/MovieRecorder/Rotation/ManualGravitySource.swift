@@ -11,10 +11,10 @@ import Glibc
 ///
 /// ``set(_:)`` and ``setRotation(clockwiseDegrees:)`` hand the vector to the handler on the
 /// calling thread before they return, so values arrive synchronously and in the order they
-/// were set. When a value is set while another is being delivered — from the handler itself,
-/// or from another thread at that moment — it is queued and delivered by the call already
-/// delivering, right after the value before it, so the order still holds and the handler is
-/// never entered twice at once. ``start(handler:)`` delivers the current value, if one was
+/// were set. A value set from the handler itself is queued and delivered by the call already
+/// delivering, right after the value before it; a value set from another thread while a
+/// delivery is under way waits for that delivery to end. So the order holds, the handler is
+/// never entered twice at once, and values never pile up faster than the handler takes them. ``start(handler:)`` delivers the current value, if one was
 /// set, before it returns, as an accelerometer delivers its first reading at once.
 public final class ManualGravitySource: GravitySource, @unchecked Sendable {
     // @unchecked: every stored property is guarded by `lock`.
@@ -37,6 +37,7 @@ public final class ManualGravitySource: GravitySource, @unchecked Sendable {
     /// Sets the gravity vector and hands it to the handler, if started.
     public func set(_ vector: GravityVector) {
         let mustDeliver: Bool = lock.withLock {
+            waitForOtherDelivery()
             current = vector
             guard handler != nil else { return false }
             pending.append(vector)
@@ -75,9 +76,15 @@ public final class ManualGravitySource: GravitySource, @unchecked Sendable {
         lock.withLock {
             handler = nil
             pending.removeAll()
-            while let thread = deliveringThread, pthread_equal(thread, pthread_self()) == 0 {
-                lock.wait()
-            }
+            waitForOtherDelivery()
+        }
+    }
+
+    /// Waits, with the lock held, until no other thread is delivering (a signalled wait: the
+    /// delivering thread broadcasts when it is done).
+    private func waitForOtherDelivery() {
+        while let thread = deliveringThread, pthread_equal(thread, pthread_self()) == 0 {
+            lock.wait()
         }
     }
 

@@ -22,18 +22,37 @@ public final class RotationCoordinator: Sendable {
     /// The camera's name, for messages.
     public let cameraName: String
 
+    /// A registered callback; ``RotationObservation/cancel()`` turns it off, also for a delivery
+    /// already queued.
+    private final class Listener: Sendable {
+        let handler: @Sendable (Double) -> Void
+        let isActive = Atomic<Bool>(true)
+        init(_ handler: @escaping @Sendable (Double) -> Void) { self.handler = handler }
+    }
+
     /// One angle (capture or preview) and whoever listens to it.
     private struct Angle {
         var degrees: Int
-        var callbacks: [UInt64: @Sendable (Double) -> Void] = [:]
+        var listeners: [UInt64: Listener] = [:]
         var streams: [UInt64: AsyncStream<Double>.Continuation] = [:]
 
-        /// Stores a new value and tells the listeners, callbacks in registration order.
-        mutating func set(_ value: Int) {
+        /// Stores a new value and queues it for the listeners, callbacks in registration order;
+        /// they run when `delivery` is drained, after the coordinator's lock is released.
+        mutating func set(_ value: Int, delivery: SerialDelivery) {
             guard value != degrees else { return }
             degrees = value
-            for callback in callbacks.sorted(by: { $0.key < $1.key }) { callback.value(Double(value)) }
-            for continuation in streams.values { continuation.yield(Double(value)) }
+            let angle = Double(value)
+            for listener in listeners.sorted(by: { $0.key < $1.key }).map(\.value) {
+                delivery.enqueue { if listener.isActive.load(ordering: .acquiring) { listener.handler(angle) } }
+            }
+            for continuation in streams.values { delivery.enqueue { continuation.yield(angle) } }
+        }
+
+        /// Turns every listener off and forgets them and the streams.
+        mutating func clear() -> [AsyncStream<Double>.Continuation] {
+            for listener in listeners.values { listener.isActive.store(false, ordering: .releasing) }
+            defer { listeners = [:]; streams = [:] }
+            return Array(streams.values)
         }
     }
 
@@ -47,6 +66,9 @@ public final class RotationCoordinator: Sendable {
     }
 
     private let state: Mutex<State>
+    /// Where angle changes wait for their listeners: queued under `state`'s lock, in order, and
+    /// delivered after it is released.
+    private let delivery = SerialDelivery()
     private let subscription: GravitySubscription?
 
     /// Creates a coordinator for `camera`.
@@ -92,6 +114,7 @@ public final class RotationCoordinator: Sendable {
                 s.displayRotation = Self.normalize(newValue)
                 publish(&s, capture: s.capture.degrees)
             }
+            delivery.drain()
         }
     }
 
@@ -117,8 +140,9 @@ public final class RotationCoordinator: Sendable {
     private func updates(of angle: WritableKeyPath<State, Angle> & Sendable) -> AsyncStream<Double> {
         let (stream, continuation) = AsyncStream.makeStream(of: Double.self, bufferingPolicy: .bufferingNewest(16))
         state.withLock { s in
-            guard !s.invalidated else { return continuation.finish() }
-            continuation.yield(Double(s[keyPath: angle].degrees))
+            guard !s.invalidated else { return delivery.enqueue { continuation.finish() } }
+            let current = Double(s[keyPath: angle].degrees)
+            delivery.enqueue { continuation.yield(current) }
             s.nextToken += 1
             let token = s.nextToken
             s[keyPath: angle].streams[token] = continuation
@@ -126,46 +150,52 @@ public final class RotationCoordinator: Sendable {
                 self?.state.withLock { _ = $0[keyPath: angle].streams.removeValue(forKey: token) }
             }
         }
+        delivery.drain()
         return stream
     }
 
     private func observe(_ angle: WritableKeyPath<State, Angle> & Sendable,
                          _ handler: @escaping @Sendable (Double) -> Void) -> RotationObservation {
+        let listener = Listener(handler)
         let token = state.withLock { s in
             s.nextToken += 1
-            s[keyPath: angle].callbacks[s.nextToken] = handler
+            if !s.invalidated { s[keyPath: angle].listeners[s.nextToken] = listener }
             return s.nextToken
         }
-        return RotationObservation { [weak self] in self?.state.withLock { _ = $0[keyPath: angle].callbacks.removeValue(forKey: token) } }
+        return RotationObservation { [weak self] in
+            listener.isActive.store(false, ordering: .releasing)
+            self?.state.withLock { _ = $0[keyPath: angle].listeners.removeValue(forKey: token) }
+        }
     }
 
-    /// Stops listening to gravity, ends the streams and drops the callbacks. No angle is
-    /// delivered after this returns.
+    /// Stops listening to gravity, ends the streams and drops the callbacks. No callback starts
+    /// after this returns; one already running on another thread finishes.
     public func invalidate() {
         subscription?.cancel()
-        let streams = state.withLock { s in
+        state.withLock { s in
             s.invalidated = true
-            let streams = Array(s.capture.streams.values) + Array(s.preview.streams.values)
-            for keyPath in [\State.capture, \State.preview] { s[keyPath: keyPath] = Angle(degrees: s[keyPath: keyPath].degrees) }
-            return streams
+            let streams = s.capture.clear() + s.preview.clear()
+            for continuation in streams { delivery.enqueue { continuation.finish() } }
         }
-        for continuation in streams { continuation.finish() }
+        delivery.drain()
     }
 
     deinit { subscription?.cancel() }
 
     /// Takes a gravity reading: updates the device rotation and, when an angle changes, tells
-    /// the observers — inside the lock, so deliveries never reorder.
+    /// the observers — queued inside the lock, so deliveries never reorder, and delivered after
+    /// it, so no observer's code runs while the lock is held.
     func update(with gravity: GravityVector) {
         state.withLock { s in
             guard !s.invalidated, let rotation = s.estimator.update(gravity) else { return }
             publish(&s, capture: Self.captureAngle(deviceRotation: rotation, mounting: mounting))
         }
+        delivery.drain()
     }
 
     private func publish(_ s: inout State, capture: Int) {
-        s.capture.set(capture)
-        s.preview.set(Self.normalize(capture - s.displayRotation))
+        s.capture.set(capture, delivery: delivery)
+        s.preview.set(Self.normalize(capture - s.displayRotation), delivery: delivery)
     }
 
     /// The capture angle for a device rotated `deviceRotation` degrees clockwise.

@@ -19,6 +19,8 @@ public final class RotationObserver: Sendable {
         weak var previewTarget: (any PreviewTarget)?
         var observations: [RotationObservation] = []
         var consumerEnded = false
+        /// Counts restarts: only the latest may install its coordinator.
+        var generation: UInt64 = 0
     }
 
     /// The state, in a class so callbacks can hold it without holding the observer.
@@ -27,6 +29,9 @@ public final class RotationObserver: Sendable {
     }
 
     private let shared = Shared()
+    /// Angles on their way to the preview target and the stream: queued under the lock, in
+    /// order, and delivered after it is released.
+    private let delivery = SerialDelivery()
     private let gravitySource: (any GravitySource)?
     private let continuation: AsyncStream<Double>.Continuation
     /// The capture angles, newest only: a consumer that is busy sees the latest angle next,
@@ -44,7 +49,7 @@ public final class RotationObserver: Sendable {
     }
 
     deinit {
-        // Cancel outside the lock: a coordinator's callbacks take this lock while holding theirs.
+        // Cancel outside the lock: no other object's code runs while it is held.
         let (observations, coordinator) = shared.state.withLock { ($0.observations, $0.coordinator) }
         for observation in observations { observation.cancel() }
         coordinator?.invalidate()
@@ -76,46 +81,67 @@ public final class RotationObserver: Sendable {
 
     private func restart(_ change: (inout State) -> Void) throws {
         // Cancel first: after this block no callback of the old coordinator can publish.
-        let (camera, mounting, target, oldObservations, oldCoordinator) = shared.state.withLock { s in
+        let (camera, mounting, target, oldObservations, oldCoordinator, generation) = shared.state.withLock { s in
             let old = (s.observations, s.coordinator)
             s.observations = []
             s.coordinator = nil  // from here no callback of the old coordinator passes the identity check
+            s.generation += 1
             change(&s)
-            return (s.camera, s.mounting, s.previewTarget, old.0, old.1)
+            return (s.camera, s.mounting, s.previewTarget, old.0, old.1, s.generation)
         }
-        // Outside the lock: a coordinator's callbacks take this lock while holding theirs.
+        // Outside the lock: no other object's code runs while it is held.
         for observation in oldObservations { observation.cancel() }
         oldCoordinator?.invalidate()
         guard let camera else { return }
         let coordinator = try RotationCoordinator(camera: camera, mounting: mounting, gravitySource: gravitySource,
                                                   previewDisplayRotation: target?.displayRotation ?? 0)
-        let continuation = self.continuation
-        let shared = self.shared
-        shared.state.withLock { s in
-            guard s.camera === camera else {
-                coordinator.invalidate()  // another camera was set meanwhile
-                return
-            }
+        let observations = observe(coordinator, target: target)
+        let installed = shared.state.withLock { s in
+            guard s.generation == generation else { return false }  // a later restart is in charge
             s.coordinator = coordinator
-            // Read both angles once, then observe.
-            target?.setPreviewRotationAngle(coordinator.videoRotationAngleForHorizonLevelPreview)
-            continuation.yield(coordinator.videoRotationAngleForHorizonLevelCapture)
-            let weakTarget = WeakBox<AnyObject>()
-            weakTarget.value = target
-            s.observations = [
-                coordinator.observePreviewAngle { angle in
-                    shared.state.withLock { s in
-                        guard s.coordinator === coordinator else { return }
-                        (weakTarget.value as? any PreviewTarget)?.setPreviewRotationAngle(angle)
-                    }
-                },
-                coordinator.observeCaptureAngle { angle in
-                    shared.state.withLock { s in
-                        guard s.coordinator === coordinator else { return }
-                        continuation.yield(angle)
-                    }
-                },
-            ]
+            s.observations = observations
+            // Read both angles once, after the coordinator is in place: a turn from here on
+            // passes the identity check and is queued behind these.
+            enqueue(preview: coordinator.videoRotationAngleForHorizonLevelPreview, to: target)
+            enqueue(capture: coordinator.videoRotationAngleForHorizonLevelCapture)
+            return true
         }
+        if !installed {
+            for observation in observations { observation.cancel() }
+            coordinator.invalidate()
+        }
+        delivery.drain()
+    }
+
+    /// Registers for `coordinator`'s angles, which pass on only while it is the current one.
+    private func observe(_ coordinator: RotationCoordinator, target: (any PreviewTarget)?) -> [RotationObservation] {
+        let weakTarget = WeakBox<AnyObject>(target)
+        let shared = self.shared, delivery = self.delivery, continuation = self.continuation
+        return [
+            coordinator.observePreviewAngle { angle in
+                shared.state.withLock { s in
+                    guard s.coordinator === coordinator, let target = weakTarget.value as? any PreviewTarget else { return }
+                    delivery.enqueue { target.setPreviewRotationAngle(angle) }
+                }
+                delivery.drain()
+            },
+            coordinator.observeCaptureAngle { angle in
+                shared.state.withLock { s in
+                    guard s.coordinator === coordinator else { return }
+                    delivery.enqueue { continuation.yield(angle) }
+                }
+                delivery.drain()
+            },
+        ]
+    }
+
+    private func enqueue(preview angle: Double, to target: (any PreviewTarget)?) {
+        guard let target else { return }
+        delivery.enqueue { target.setPreviewRotationAngle(angle) }
+    }
+
+    private func enqueue(capture angle: Double) {
+        let continuation = self.continuation
+        delivery.enqueue { continuation.yield(angle) }
     }
 }
