@@ -11,9 +11,14 @@ import Synchronization
 /// atomic store is async-signal-safe) and polled by the recording loop.
 let receivedSignal = Atomic<Int32>(0)
 
-/// Installs handlers for SIGINT and SIGTERM: the first asks for a clean stop, a second one
-/// leaves at once.
-func installSignalHandlers() {
+/// Sets how signals end the command. Past a file size limit (ulimit -f) a write fails with
+/// EFBIG instead of killing the process, so a movie can still be finalized. With `cleanStop`
+/// (`movrec record`), the first SIGINT or SIGTERM asks the recording loop for a clean stop and
+/// a second one leaves at once; every other command keeps the default, so a signal always ends
+/// it.
+func installSignalHandlers(cleanStop: Bool) {
+    signal(SIGXFSZ, SIG_IGN)
+    guard cleanStop else { return }
     _ = receivedSignal.load(ordering: .relaxed)  // initialise the global before a handler can touch it
     var action = sigaction()
     action.__sigaction_handler.sa_handler = { signal in
@@ -22,7 +27,4 @@ func installSignalHandlers() {
     sigemptyset(&action.sa_mask)
     sigaction(SIGINT, &action, nil)
     sigaction(SIGTERM, &action, nil)
-    // Past a file size limit (ulimit -f), fail the write with EFBIG instead of dying, so the
-    // movie can still be finalized.
-    signal(SIGXFSZ, SIG_IGN)
 }

@@ -24,8 +24,8 @@ func standardError(_ text: String) {
     _ = line.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
 }
 
-installSignalHandlers()
 let words = Array(CommandLine.arguments.dropFirst())
+installSignalHandlers(cleanStop: words.first == "record")
 guard let command = words.first else {
     standardError("movrec: no command given\nSee 'movrec help'.")
     exit(2)

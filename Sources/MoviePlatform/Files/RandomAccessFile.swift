@@ -49,9 +49,17 @@ package final class RandomAccessFile: MovieByteSink, MovieByteSource, MovieScrat
     }
 
     /// Opens `path`.
-    /// - Throws: ``FileError`` naming the path and the step.
+    /// Only regular files are opened: a FIFO, socket or device is refused before any I/O,
+    /// since reading a FIFO with no writer would block forever. The file is opened with
+    /// `O_NONBLOCK` (which regular files ignore) so that even a FIFO that appears between the
+    /// check and the `open` cannot block it.
+    /// - Throws: ``FileError`` naming the path and the step; ``FileError/Code/notRegularFile``
+    ///   for anything but a regular file.
     package init(path: String, mode: Mode) throws {
         self.path = path
+        let step = mode == .read || mode == .update ? "opening" : "creating"
+        var existing = stat()
+        if stat(path, &existing) == 0 { try Self.requireRegularFile(existing.st_mode, path: path, step: step) }
         let flags: Int32
         switch mode {
         case .read: flags = O_RDONLY
@@ -59,23 +67,40 @@ package final class RandomAccessFile: MovieByteSink, MovieByteSource, MovieScrat
         case .createNew: flags = O_RDWR | O_CREAT | O_EXCL
         case .createOrTruncate: flags = O_RDWR | O_CREAT | O_TRUNC
         }
-        let opened = SystemCall.retrying { open(path, flags | O_CLOEXEC, 0o644) }
+        let opened = SystemCall.retrying { open(path, flags | O_CLOEXEC | O_NONBLOCK, 0o644) }
         let fd: Int32
         switch opened {
         case .success(let descriptor): fd = descriptor
         case .failure(let failure):
             var code = failure.rawValue
             // O_CREAT | O_EXCL reports a directory as EEXIST; name what is really there.
-            var existing = stat()
             if code == EEXIST, stat(path, &existing) == 0, (existing.st_mode & S_IFMT) == S_IFDIR { code = EISDIR }
-            throw FileError(path: path, step: mode == .read || mode == .update ? "opening" : "creating", errno: code)
+            throw FileError(path: path, step: step, errno: code)
         }
         var info = stat()
-        if fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
+        do {
+            guard fstat(fd, &info) == 0 else { throw FileError(path: path, step: step, errno: errno) }
+            try Self.requireRegularFile(info.st_mode, path: path, step: step)
+        } catch {
             Glibc.close(fd)
-            throw FileError(path: path, step: "opening", errno: EISDIR)
+            throw error
         }
         descriptor = fd
+    }
+
+    /// Throws unless `mode` (a `stat` mode) is a regular file's.
+    private static func requireRegularFile(_ mode: mode_t, path: String, step: String) throws {
+        let what: String
+        switch mode & S_IFMT {
+        case S_IFREG: return
+        case S_IFDIR: throw FileError(path: path, step: step, errno: EISDIR)
+        case S_IFIFO: what = "it is a FIFO (named pipe)"
+        case S_IFSOCK: what = "it is a socket"
+        case S_IFCHR: what = "it is a character device"
+        case S_IFBLK: what = "it is a block device"
+        default: what = "it is not a regular file"
+        }
+        throw FileError(code: .notRegularFile, path: path, step: step, errno: 0, reason: what)
     }
 
     private init(descriptor: Int32, path: String) {
