@@ -807,10 +807,10 @@ public final class MovieWriter {
         }
     }
 
-    /// Writes `stbl`. Each table atom's header goes into `w` (the layouts of
-    /// ``TimeToSampleAtom``, ``SyncSampleAtom``, ``CompositionOffsetAtom``,
-    /// ``SampleToChunkAtom``, ``SampleSizeAtom`` and ``ChunkOffsetAtom``/``ChunkOffset64Atom``);
-    /// its entries, already encoded, are an external span that `tables` fills.
+    /// Writes `stbl`. Each table atom is written by its atom type (``TimeToSampleAtom``,
+    /// ``SyncSampleAtom``, ``CompositionOffsetAtom``, ``SampleToChunkAtom``, ``SampleSizeAtom``,
+    /// ``ChunkOffsetAtom`` or ``ChunkOffset64Atom``); its entries, already encoded, are an
+    /// external span that `tables` fills.
     private func writeSampleTable(_ track: TrackBuilder, to w: inout ByteWriter,
                                   tables: inout [(MovieAtomOutput) throws -> Void]) throws {
         guard track.sampleCount <= UInt64(UInt32.max) else {
@@ -818,55 +818,50 @@ public final class MovieWriter {
                 "writing the sample table of track \(track.id): \(track.sampleCount) samples exceed the 32-bit count of 'stsz'; split the recording")
         }
         let spill = self.spill
-        /// Writes a table atom: version 0, no flags, `header` (the entry count, and for `stsz`
-        /// the constant size before it), then `byteCount` bytes of entries from `entries`.
-        func writeTable(_ type: FourCC, header: [UInt32], byteCount: Int, to w: inout ByteWriter,
-                        entries: @escaping (MovieAtomOutput) throws -> Void) throws {
-            try w.writeAtom(type) { w in
-                w.writeVersionAndFlags(version: 0, flags: 0)
-                for value in header { w.write(value) }
-                w.reserveExternal(byteCount, source: tables.count)
-                if byteCount > 0 { tables.append(entries) }
-            }
+        /// Reserves `byteCount` bytes of entries in `w`, which `entries` supplies when the movie
+        /// atom is stored.
+        func reserve(_ byteCount: Int, in w: inout ByteWriter, entries: @escaping (MovieAtomOutput) throws -> Void) {
+            w.reserveExternal(byteCount, source: tables.count)
+            if byteCount > 0 { tables.append(entries) }
         }
         try w.writeAtom("stbl") { w in
             try SampleDescriptionAtom(entries: [track.sampleEntry]).write(to: &w)
             let durations = track.durations
-            try writeTable("stts", header: [UInt32(durations.entryCount)], byteCount: durations.byteCount, to: &w) {
-                try durations.write(to: $0, spill: spill)
+            try TimeToSampleAtom.write(entryCount: durations.entryCount, to: &w) {
+                reserve(durations.byteCount, in: &$0) { try durations.write(to: $0, spill: spill) }
             }
             if track.isVideo, UInt64(track.syncSamples.count) < track.sampleCount {
                 let syncSamples = track.syncSamples
-                try writeTable("stss", header: [UInt32(syncSamples.count)], byteCount: syncSamples.byteCount, to: &w) {
-                    try syncSamples.write(to: $0, spill: spill)
+                try SyncSampleAtom.write(entryCount: syncSamples.count, to: &w) {
+                    reserve(syncSamples.byteCount, in: &$0) { try syncSamples.write(to: $0, spill: spill) }
                 }
             }
             if track.hasCompositionOffsets {
                 let offsets = track.compositionOffsets
-                try writeTable("ctts", header: [UInt32(offsets.entryCount)], byteCount: offsets.byteCount, to: &w) {
-                    try offsets.write(to: $0, spill: spill)
+                try CompositionOffsetAtom.write(entryCount: offsets.entryCount, to: &w) {
+                    reserve(offsets.byteCount, in: &$0) { try offsets.write(to: $0, spill: spill) }
                 }
             }
             let samplesPerChunk = track.samplesPerChunk
-            try writeTable("stsc", header: [UInt32(samplesPerChunk.entryCount)], byteCount: samplesPerChunk.byteCount, to: &w) {
-                try samplesPerChunk.write(to: $0, spill: spill)
+            try SampleToChunkAtom.write(entryCount: samplesPerChunk.entryCount, to: &w) {
+                reserve(samplesPerChunk.byteCount, in: &$0) { try samplesPerChunk.write(to: $0, spill: spill) }
             }
             if track.isVideo {
                 let sizes = track.sizes
-                try writeTable("stsz", header: [0, UInt32(sizes.count)], byteCount: sizes.byteCount, to: &w) {
-                    try sizes.write(to: $0, spill: spill)
+                try SampleSizeAtom.write(sampleCount: UInt32(sizes.count), to: &w) {
+                    reserve(sizes.byteCount, in: &$0) { try sizes.write(to: $0, spill: spill) }
                 }
             } else {
                 try SampleSizeAtom(constantSize: UInt32(track.bytesPerFrame), sampleCount: UInt32(track.sampleCount)).write(to: &w)
             }
             let chunkOffsets = track.chunkOffsets
             if chunkOffsets.needsLargeOffsets {
-                try writeTable("co64", header: [UInt32(chunkOffsets.count)], byteCount: chunkOffsets.offsets64.byteCount, to: &w) {
-                    try chunkOffsets.offsets64.write(to: $0, spill: spill)
+                try ChunkOffset64Atom.write(entryCount: chunkOffsets.count, to: &w) {
+                    reserve(chunkOffsets.offsets64.byteCount, in: &$0) { try chunkOffsets.offsets64.write(to: $0, spill: spill) }
                 }
             } else {
-                try writeTable("stco", header: [UInt32(chunkOffsets.count)], byteCount: chunkOffsets.offsets32.byteCount, to: &w) {
-                    try chunkOffsets.offsets32.write(to: $0, spill: spill)
+                try ChunkOffsetAtom.write(entryCount: chunkOffsets.count, to: &w) {
+                    reserve(chunkOffsets.offsets32.byteCount, in: &$0) { try chunkOffsets.offsets32.write(to: $0, spill: spill) }
                 }
             }
         }
