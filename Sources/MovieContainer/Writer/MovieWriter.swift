@@ -91,7 +91,8 @@ public final class MovieWriter {
     // The mutable state is `@exclusivity(unchecked)`, for the reason given at `TrackBuilder`.
     /// The settings the writer was created with.
     public let configuration: Configuration
-    let sink: any MovieByteSink
+    /// Where the movie's bytes go.
+    let output: MovieSinkWriter
     private let spill: SampleTableSpill
     @exclusivity(unchecked) private var tracks: [TrackBuilder] = []
     @exclusivity(unchecked) private var state = State.configuring
@@ -106,10 +107,10 @@ public final class MovieWriter {
     /// Whether sample bytes are left out of the file (a hole in a sparse file) while every
     /// table, fragment header and the movie atom come out as if they were written: the
     /// benchmarks' way of recording hours of media without writing gigabytes.
-    @_spi(Benchmarks) public var omitsMediaData = false
-
-    /// With ``Configuration/coalescesMediaWrites``: media not yet handed to the sink.
-    private let mediaBatch: MediaWriteBatch?
+    @_spi(Benchmarks) public var omitsMediaData: Bool {
+        get { output.omitsMediaData }
+        set { output.omitsMediaData = newValue }
+    }
 
     /// Creates a writer that writes through `sink`.
     public convenience init(sink: any MovieByteSink, configuration: Configuration) {
@@ -118,10 +119,9 @@ public final class MovieWriter {
 
     /// Creates a writer whose sample tables keep `tableBlockSize` bytes each in memory.
     init(sink: any MovieByteSink, configuration: Configuration, tableBlockSize: Int) {
-        self.sink = sink
         self.configuration = configuration
+        output = MovieSinkWriter(sink: sink, coalescesMediaWrites: configuration.coalescesMediaWrites)
         spill = SampleTableSpill(sink: sink, blockSize: tableBlockSize)
-        mediaBatch = configuration.coalescesMediaWrites ? MediaWriteBatch() : nil
     }
 
     /// The number of bytes written to the sink so far, pending chunks excluded.
@@ -163,9 +163,9 @@ public final class MovieWriter {
         return TrackID(rawValue: id)
     }
 
-    /// Runs a step that adds to the sample tables: when a table cannot move a block to scratch
-    /// storage, the writer has failed like after a failed write.
-    private func updatingTables<T>(_ body: () throws -> T) throws -> T {
+    /// Runs a step that writes to the sink or adds to the sample tables: when it fails, the
+    /// movie cannot continue, and the writer has failed.
+    private func stoppingOnFailure<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch {
@@ -199,7 +199,7 @@ public final class MovieWriter {
                 header.write(UInt32(0))  // mdat size: "to the end of the file" until finished
                 header.write("mdat" as FourCC)
             }
-            try store(header.bytes, at: 0, step: "writing the file header")
+            try stoppingOnFailure { try output.store(header.bytes, at: 0, step: "writing the file header") }
             fileOffset = UInt64(header.count)
             state = .writing
         case .writing:
@@ -283,9 +283,9 @@ public final class MovieWriter {
             try writeChunk(of: builder)
         }
         if builder.chunkSampleCount == 0 { builder.chunkStartTime = decodeTime }
-        if omitsMediaData { builder.chunk.append(omitting: size) } else { appendBytes(&builder.chunk) }
+        if output.omitsMediaData { builder.chunk.append(omitting: size) } else { appendBytes(&builder.chunk) }
         builder.chunkSampleCount += 1
-        try updatingTables {
+        try stoppingOnFailure {
             try builder.recordVideoSample(size: size, decodeTime: decodeTime, presentationTime: presentationTime, isSync: isSync)
         }
     }
@@ -331,7 +331,7 @@ public final class MovieWriter {
         guard frames > 0 else { return }
         try begin()
         if builder.chunkSampleCount == 0 { builder.chunkStartTime = builder.decodeEnd }
-        if omitsMediaData {
+        if output.omitsMediaData {
             builder.chunk.append(omitting: data.count)
         } else if borrowing {
             builder.chunk.append(borrowing: data)
@@ -339,7 +339,7 @@ public final class MovieWriter {
             builder.chunk.append(copying: data)
         }
         builder.chunkSampleCount += UInt32(frames)
-        try updatingTables { try builder.recordAudioFrames(frames, startTime: startTime) }
+        try stoppingOnFailure { try builder.recordAudioFrames(frames, startTime: startTime) }
         if isFragmented {
             let limit = builder.fragmentTicks
             // Audio drives the fragments of an audio-only movie; with video it only forces one
@@ -359,91 +359,18 @@ public final class MovieWriter {
 
     private func writeChunk(of builder: TrackBuilder) throws {
         let offset = fileOffset
-        try storeMedia([(builder, builder.chunk.count)], at: offset, step: "writing media of track \(builder.id)")
+        try stoppingOnFailure {
+            try output.storeMedia([(builder, builder.chunk.count)], at: offset, step: "writing media of track \(builder.id)")
+        }
         fileOffset += UInt64(builder.chunk.count)
-        try updatingTables { try builder.recordChunk(at: offset) }
-    }
-
-    /// Writes `header`, then the first `count` pending bytes of each track, from `offset`: into
-    /// the media batch when writes are coalesced and the copied bytes fit, otherwise at once in
-    /// one gathered write.
-    private func storeMedia(header: UnsafeRawBufferPointer = UnsafeRawBufferPointer(start: nil, count: 0),
-                            _ parts: [(track: TrackBuilder, count: Int)], at offset: UInt64, step: String) throws {
-        if omitsMediaData {  // the pending media is only a byte count: a hole in the file
-            if !header.isEmpty { try store(header, at: offset, step: step) }
-            return
-        }
-        if let batch = mediaBatch {
-            if !batch.continues(at: offset) { try flushMedia() }
-            let copied = header.count + parts.reduce(0) { $0 + $1.track.chunk.copiedCount(prefix: $1.count) }
-            if copied > batch.stagingSpace { try flushMedia() }
-            if copied <= batch.stagingSpace {
-                if batch.isEmpty { batch.begin(at: offset) }
-                batch.append(copying: header)
-                for part in parts {
-                    part.track.chunk.forEachBuffer(prefix: part.count) { buffer, isBorrowed in
-                        if isBorrowed { batch.append(borrowing: buffer) } else { batch.append(copying: buffer) }
-                    }
-                }
-                if batch.isFull { try flushMedia() }
-                return
-            }
-        }
-        func gather(from index: Int, _ buffers: [UnsafeRawBufferPointer]) throws {
-            guard index < parts.count else { return try store(gathering: buffers, at: offset, step: step) }
-            try parts[index].track.chunk.withBuffers(prefix: parts[index].count) { try gather(from: index + 1, buffers + $0) }
-        }
-        try gather(from: 0, header.isEmpty ? [] : [header])
+        try stoppingOnFailure { try builder.recordChunk(at: offset) }
     }
 
     /// Writes the coalesced media collected so far, if it is at least `minimum` bytes, instead of
     /// waiting for the batch to fill: for a caller about to wait for more input, which would
     /// otherwise leave the disk idle while it waits.
     package func writeCollectedMedia(ifAtLeast minimum: Int) throws {
-        guard let batch = mediaBatch, batch.count >= minimum else { return }
-        try flushMedia()
-    }
-
-    /// Hands the media batch to the sink.
-    private func flushMedia() throws {
-        guard let batch = mediaBatch, !batch.isEmpty else { return }
-        defer { batch.removeAll() }
-        try write(gathering: batch.buffers, at: batch.offset, step: "writing media")
-    }
-
-    /// Writes `bytes` after any batched media.
-    private func store(_ bytes: UnsafeRawBufferPointer, at offset: UInt64, step: String) throws {
-        try flushMedia()
-        try write(bytes, at: offset, step: step)
-    }
-
-    /// Writes `buffers` after any batched media.
-    private func store(gathering buffers: [UnsafeRawBufferPointer], at offset: UInt64, step: String) throws {
-        try flushMedia()
-        try write(gathering: buffers, at: offset, step: step)
-    }
-
-    private func write(_ bytes: UnsafeRawBufferPointer, at offset: UInt64, step: String) throws {
-        do {
-            try sink.write(bytes, at: offset)
-        } catch {
-            state = .failed
-            throw MovieWriterError(.writeFailed, step + " at byte \(offset)", underlying: error)
-        }
-    }
-
-    private func write(gathering buffers: [UnsafeRawBufferPointer], at offset: UInt64, step: String) throws {
-        if buffers.count == 1 { return try write(buffers[0], at: offset, step: step) }
-        do {
-            try sink.write(gathering: buffers, at: offset)
-        } catch {
-            state = .failed
-            throw MovieWriterError(.writeFailed, step + " at byte \(offset)", underlying: error)
-        }
-    }
-
-    private func store(_ bytes: [UInt8], at offset: UInt64, step: String) throws {
-        try bytes.withUnsafeBytes { try store($0, at: offset, step: step) }
+        try stoppingOnFailure { try output.writeCollectedMedia(ifAtLeast: minimum) }
     }
 
     // MARK: Repair
@@ -451,10 +378,9 @@ public final class MovieWriter {
     /// A writer that finishes a fragmented file cut off before its end: its media stays where it
     /// is, and the samples found in its fragments are entered with the `adopt` calls.
     init(repairing sink: any MovieByteSink, configuration: Configuration, mediaEnd: UInt64) {
-        self.sink = sink
         self.configuration = configuration
+        output = MovieSinkWriter(sink: sink, coalescesMediaWrites: false)
         spill = SampleTableSpill(sink: sink, blockSize: Self.defaultTableBlockSize)
-        mediaBatch = nil
         state = .writing
         fileOffset = mediaEnd
     }
@@ -471,7 +397,7 @@ public final class MovieWriter {
     func adoptVideoRun(_ track: TrackID, at offset: UInt64,
                        samples: [(size: UInt32, decodeTime: Int64, compositionOffset: Int32, isSync: Bool)]) throws {
         let builder = tracks[Int(track.rawValue) - 1]
-        try updatingTables {
+        try stoppingOnFailure {
             for s in samples {
                 try builder.recordVideoSample(size: Int(s.size), decodeTime: s.decodeTime,
                                               presentationTime: s.decodeTime + Int64(s.compositionOffset), isSync: s.isSync)
@@ -484,7 +410,7 @@ public final class MovieWriter {
     /// - Throws: ``MovieWriterError`` when the tables cannot use scratch storage.
     func adoptAudioRun(_ track: TrackID, at offset: UInt64, frames: Int, startTime: Int64) throws {
         let builder = tracks[Int(track.rawValue) - 1]
-        try updatingTables {
+        try stoppingOnFailure {
             try builder.recordAudioFrames(frames, startTime: startTime)
             try builder.addChunk(at: offset, sampleCount: UInt32(frames))
         }
@@ -609,30 +535,34 @@ public final class MovieWriter {
         var mdat = ByteWriter(capacity: 8)
         mdat.write(UInt32(mdatSize))
         mdat.write("mdat" as FourCC)
-        if mediaBatch != nil, configuration.durability == .none {
+        if output.coalescesMediaWrites, configuration.durability == .none {
             // Coalesced (a muxer): the header joins the batch ahead of its media, so fragments
             // go out together in the batch's few large writes.
             w.write(contentsOf: mdat.bytes)
-            try w.bytes.withUnsafeBytes {
-                try storeMedia(header: $0, parts.map { ($0.track, $0.bytes) }, at: fragmentStartOffset,
-                               step: "writing fragment \(fragmentSequence)")
+            try w.bytes.withUnsafeBytes { header in
+                try stoppingOnFailure {
+                    try output.storeMedia(header: header, parts.map { ($0.track, $0.bytes) }, at: fragmentStartOffset,
+                                          step: "writing fragment \(fragmentSequence)")
+                }
             }
         } else {
             // The media first, then the header that points to it.
-            try mdat.bytes.withUnsafeBytes {
-                try storeMedia(header: $0, parts.map { ($0.track, $0.bytes) }, at: fragmentStartOffset + UInt64(moofSize),
-                               step: "writing fragment \(fragmentSequence)'s media")
+            try mdat.bytes.withUnsafeBytes { header in
+                try stoppingOnFailure {
+                    try output.storeMedia(header: header, parts.map { ($0.track, $0.bytes) }, at: fragmentStartOffset + UInt64(moofSize),
+                                          step: "writing fragment \(fragmentSequence)'s media")
+                }
             }
-            try store(w.bytes, at: fragmentStartOffset, step: "writing fragment \(fragmentSequence)'s header")
+            try stoppingOnFailure { try output.store(w.bytes, at: fragmentStartOffset, step: "writing fragment \(fragmentSequence)'s header") }
         }
         if configuration.durability == .syncEachFragment {
-            do { try sink.synchronize() } catch {
+            do { try output.sink.synchronize() } catch {
                 state = .failed
                 throw MovieWriterError(.writeFailed, "flushing fragment \(fragmentSequence) to disk", underlying: error)
             }
         }
         fileOffset += UInt64(moofSize + mdatSize)
-        try updatingTables {
+        try stoppingOnFailure {
             for (part, offset) in zip(parts, offsets) {
                 try part.track.addChunk(at: fragmentStartOffset + UInt64(offset), sampleCount: UInt32(part.count))
                 part.track.consumePending(samples: part.count, bytes: part.bytes)
@@ -663,11 +593,11 @@ public final class MovieWriter {
     public func finish(endTimes: [TrackID: Int64] = [:]) throws -> Summary {
         try begin()
         if isFragmented {
-            try updatingTables {
+            try stoppingOnFailure {
                 for builder in tracks where builder.isVideo { try builder.close(endTime: endTimes[TrackID(rawValue: builder.id)]) }
             }
             try writeFragment(nextDecodeTimes: [:], final: true)
-            try updatingTables {
+            try stoppingOnFailure {
                 for builder in tracks where !builder.isVideo { try builder.close(endTime: endTimes[TrackID(rawValue: builder.id)]) }
             }
         } else {
@@ -675,7 +605,7 @@ public final class MovieWriter {
                 rescale($0.chunkStartTime, from: $0.timescale, to: 1_000_000) < rescale($1.chunkStartTime, from: $1.timescale, to: 1_000_000)
             }
             for builder in pending { try writeChunk(of: builder) }
-            try updatingTables {
+            try stoppingOnFailure {
                 for builder in tracks { try builder.close(endTime: endTimes[TrackID(rawValue: builder.id)]) }
             }
         }
@@ -687,14 +617,14 @@ public final class MovieWriter {
         // The scratch file goes once the movie atom is stored, or its storing failed: a failed
         // writer never writes tables again.
         defer { spill.close() }
-        try updatingTables { try storeMovieAtom(moov, at: mediaEnd) }
+        try stoppingOnFailure { try storeMovieAtom(moov, at: mediaEnd) }
         let duration = moov.duration
         fileOffset += UInt64(moov.atom.count)
         let mdatSize = mediaEnd - Self.mdatHeaderOffset
         if mdatSize <= UInt64(UInt32.max) && !isFragmented {
             var size = ByteWriter(capacity: 4)
             size.write(UInt32(mdatSize))
-            try store(size.bytes, at: Self.mdatHeaderOffset, step: "setting the mdat size")
+            try stoppingOnFailure { try output.store(size.bytes, at: Self.mdatHeaderOffset, step: "setting the mdat size") }
         } else {
             // Over `wide` (and, with fragments, the first movie atom's header): a 64-bit mdat that
             // turns everything up to here — fragment headers included — into media data.
@@ -702,7 +632,7 @@ public final class MovieWriter {
             header.write(UInt32(1))
             header.write("mdat" as FourCC)
             header.write(mediaEnd - (Self.mdatHeaderOffset - 8))
-            try store(header.bytes, at: Self.mdatHeaderOffset - 8, step: "setting the 64-bit mdat size")
+            try stoppingOnFailure { try output.store(header.bytes, at: Self.mdatHeaderOffset - 8, step: "setting the 64-bit mdat size") }
         }
         state = .finished
         var counts: [TrackID: UInt64] = [:]
@@ -724,8 +654,9 @@ public final class MovieWriter {
     /// Writes the movie atom at `offset`: its own bytes and the tables' entries (from memory
     /// and scratch storage) gathered into writes of up to 256 KiB, never the whole atom at once.
     private func storeMovieAtom(_ moov: MovieAtom, at offset: UInt64) throws {
+        let sinkWriter = self.output
         let output = MovieAtomOutput(capacity: max(spill.blockSize, 16, min(moov.atom.count, 1 << 18)), at: offset) { bytes, position in
-            try self.store(bytes, at: position, step: "writing the movie atom")
+            try sinkWriter.store(bytes, at: position, step: "writing the movie atom")
         }
         var index = 0
         try moov.atom.bytes.withUnsafeBytes { bytes in
