@@ -78,7 +78,7 @@ public enum MovieRepair {
             }
             throw RepairError(code: .notFragmented, message: "the movie atom does not declare fragments ('mvex'), so the media after it cannot be found")
         }
-        guard moov.offset == MovieWriter.mdatHeaderOffset, tree.atoms.count > 1, tree.atoms[1].type == "wide" else {
+        guard moov.offset == MovieFileHeader.mdatHeaderOffset, tree.atoms.count > 1, tree.atoms[1].type == "wide" else {
             throw RepairError(code: .unsupportedLayout, message: "the file does not have this library's fragmented layout (ftyp, wide, moov): it cannot be finished in place")
         }
         let info = try MovieInfo(tree: tree)

@@ -82,9 +82,6 @@ public final class MovieWriter {
         case failed
     }
 
-    /// The offset of the `mdat` header's size field; `wide` sits just before it.
-    static let mdatHeaderOffset: UInt64 = 28
-
     /// The bytes each sample table keeps in memory before moving them to scratch storage.
     static let defaultTableBlockSize = 1 << 16
 
@@ -181,25 +178,20 @@ public final class MovieWriter {
         return tracks[Int(id.rawValue) - 1]
     }
 
+    /// Builds the movie atom from the tracks as they are now.
+    private var movieAtomBuilder: MovieAtomBuilder {
+        MovieAtomBuilder(configuration: configuration, tracks: tracks, spill: spill)
+    }
+
     private func begin() throws {
         switch state {
         case .configuring:
             guard !tracks.isEmpty else { throw MovieWriterError(.invalidState, "starting the movie: add a track first") }
-            var header = ByteWriter(capacity: 36)
-            try FileTypeAtom.quickTime.write(to: &header)
-            header.write(UInt32(8))
-            header.write("wide" as FourCC)
-            if isFragmented {
-                // An empty movie atom that declares fragments; fragments follow it.
-                // No samples yet, so no table has entries waiting elsewhere.
-                let moov = try movieAtom(fragmentHeader: true)
-                precondition(moov.atom.externalSpans.isEmpty, "the first movie atom has no table entries")
-                header.write(contentsOf: moov.atom.bytes)
-            } else {
-                header.write(UInt32(0))  // mdat size: "to the end of the file" until finished
-                header.write("mdat" as FourCC)
-            }
-            try stoppingOnFailure { try output.store(header.bytes, at: 0, step: "writing the file header") }
+            // With fragments, an empty movie atom that declares them; fragments follow it. No
+            // samples yet, so no table has entries waiting elsewhere.
+            let fragmentHeader = try isFragmented ? movieAtomBuilder.movieAtom(fragmentHeader: true).atom : nil
+            let header = try MovieFileHeader.bytes(fragmentHeader: fragmentHeader)
+            try stoppingOnFailure { try output.store(header, at: 0, step: "writing the file header") }
             fileOffset = UInt64(header.count)
             state = .writing
         case .writing:
@@ -613,188 +605,19 @@ public final class MovieWriter {
         // The movie atom goes down before the header that hides the fragments: if the disk fills
         // while writing it, the file is still a fragmented movie that repair can finish.
         let mediaEnd = fileOffset
-        let moov = try movieAtom()
+        let moov = try movieAtomBuilder.movieAtom()
         // The scratch file goes once the movie atom is stored, or its storing failed: a failed
         // writer never writes tables again.
         defer { spill.close() }
-        try stoppingOnFailure { try storeMovieAtom(moov, at: mediaEnd) }
+        try stoppingOnFailure { try moov.store(to: output, at: mediaEnd, tableBlockSize: spill.blockSize) }
         let duration = moov.duration
         fileOffset += UInt64(moov.atom.count)
-        let mdatSize = mediaEnd - Self.mdatHeaderOffset
-        if mdatSize <= UInt64(UInt32.max) && !isFragmented {
-            var size = ByteWriter(capacity: 4)
-            size.write(UInt32(mdatSize))
-            try stoppingOnFailure { try output.store(size.bytes, at: Self.mdatHeaderOffset, step: "setting the mdat size") }
-        } else {
-            // Over `wide` (and, with fragments, the first movie atom's header): a 64-bit mdat that
-            // turns everything up to here — fragment headers included — into media data.
-            var header = ByteWriter(capacity: 16)
-            header.write(UInt32(1))
-            header.write("mdat" as FourCC)
-            header.write(mediaEnd - (Self.mdatHeaderOffset - 8))
-            try stoppingOnFailure { try output.store(header.bytes, at: Self.mdatHeaderOffset - 8, step: "setting the 64-bit mdat size") }
-        }
+        let mdat = MovieFileHeader.mediaDataSize(mediaEnd: mediaEnd, isFragmented: isFragmented)
+        try stoppingOnFailure { try output.store(mdat.bytes, at: mdat.offset, step: mdat.step) }
         state = .finished
         var counts: [TrackID: UInt64] = [:]
         for t in tracks { counts[TrackID(rawValue: t.id)] = t.sampleCount }
         return Summary(duration: duration, movieTimescale: configuration.movieTimescale, fileSize: fileOffset,
                        sampleCounts: counts, usesLargeOffsets: tracks.contains { $0.chunkOffsets.needsLargeOffsets })
-    }
-
-    /// A movie atom whose sample-table entries are copied in when it is stored.
-    private struct MovieAtom {
-        /// The atom, with an external span for each table's entries.
-        var atom: ByteWriter
-        /// What fills each external span, by its source number.
-        var tables: [(MovieAtomOutput) throws -> Void]
-        /// The movie's duration in movie ticks.
-        var duration: UInt64
-    }
-
-    /// Writes the movie atom at `offset`: its own bytes and the tables' entries (from memory
-    /// and scratch storage) gathered into writes of up to 256 KiB, never the whole atom at once.
-    private func storeMovieAtom(_ moov: MovieAtom, at offset: UInt64) throws {
-        let sinkWriter = self.output
-        let output = MovieAtomOutput(capacity: max(spill.blockSize, 16, min(moov.atom.count, 1 << 18)), at: offset) { bytes, position in
-            try sinkWriter.store(bytes, at: position, step: "writing the movie atom")
-        }
-        var index = 0
-        try moov.atom.bytes.withUnsafeBytes { bytes in
-            for span in moov.atom.externalSpans {
-                try output.append(UnsafeRawBufferPointer(rebasing: bytes[index..<span.insertionIndex]))
-                index = span.insertionIndex
-                let before = output.count
-                try moov.tables[span.source](output)
-                guard output.count - before == span.count else {
-                    throw MovieWriterError(.invalidState,
-                        "writing the movie atom: a sample table gave \(output.count - before) bytes where \(span.count) were reserved")
-                }
-            }
-            try output.append(UnsafeRawBufferPointer(rebasing: bytes[index...]))
-        }
-        try output.flush()
-    }
-
-    /// Builds `moov` from the tracks' tables; for the header of a fragmented file, with `mvex`.
-    private func movieAtom(fragmentHeader: Bool = false) throws -> MovieAtom {
-        let movieTimescale = configuration.movieTimescale
-        let time = configuration.creationTime
-        let edits = tracks.map { $0.edits(movieTimescale: movieTimescale) }
-        let trackDurations = edits.map { $0.reduce(UInt64(0)) { $0 + $1.segmentDuration } }
-        let movieDuration = trackDurations.max() ?? 0
-        var w = ByteWriter(capacity: 4096)
-        var tables: [(MovieAtomOutput) throws -> Void] = []
-        try w.writeAtom("moov") { w in
-            try MovieHeaderAtom(creationTime: time, modificationTime: time, timescale: movieTimescale,
-                                duration: movieDuration, nextTrackID: UInt32(tracks.count + 1)).write(to: &w)
-            for (index, track) in tracks.enumerated() {
-                try writeTrack(track, edits: edits[index], duration: trackDurations[index], to: &w, tables: &tables)
-            }
-            if fragmentHeader {
-                try w.writeAtom("mvex") { w in
-                    for track in tracks { try TrackExtendsAtom(trackID: track.id).write(to: &w) }
-                }
-            }
-            if !configuration.metadata.isEmpty {
-                try MetadataAtom(items: configuration.metadata).write(to: &w)
-            }
-        }
-        return MovieAtom(atom: w, tables: tables, duration: movieDuration)
-    }
-
-    private func writeTrack(_ track: TrackBuilder, edits: [EditListAtom.Entry], duration: UInt64,
-                            to w: inout ByteWriter, tables: inout [(MovieAtomOutput) throws -> Void]) throws {
-        let time = configuration.creationTime
-        try w.writeAtom("trak") { w in
-            switch track.media {
-            case .video(let format):
-                let width = format.sampleEntry.width, height = format.sampleEntry.height
-                try TrackHeaderAtom(trackID: track.id, creationTime: time, duration: duration, volume: 0,
-                                    matrix: format.orientation.matrix(width: Int32(width), height: Int32(height)),
-                                    width: UInt32(width) << 16, height: UInt32(height) << 16).write(to: &w)
-            case .audio:
-                try TrackHeaderAtom(trackID: track.id, creationTime: time, duration: duration, volume: 0x0100,
-                                    matrix: .identity, width: 0, height: 0).write(to: &w)
-            }
-            if !edits.isEmpty {
-                try w.writeAtom("edts") { try EditListAtom(entries: edits).write(to: &$0) }
-            }
-            try w.writeAtom("mdia") { w in
-                try MediaHeaderAtom(creationTime: time, timescale: track.timescale, duration: track.mediaDuration).write(to: &w)
-                try (track.isVideo
-                    ? HandlerAtom(componentType: "mhlr", componentSubtype: "vide", name: "Core Media Video")
-                    : HandlerAtom(componentType: "mhlr", componentSubtype: "soun", name: "Core Media Audio")).write(to: &w)
-                try w.writeAtom("minf") { w in
-                    if track.isVideo {
-                        try VideoMediaHeaderAtom().write(to: &w)
-                    } else {
-                        try SoundMediaHeaderAtom().write(to: &w)
-                    }
-                    try HandlerAtom(componentType: "dhlr", componentSubtype: "url ", name: "Core Media Data Handler").write(to: &w)
-                    try w.writeAtom("dinf") { try DataReferenceAtom().write(to: &$0) }
-                    try writeSampleTable(track, to: &w, tables: &tables)
-                }
-            }
-        }
-    }
-
-    /// Writes `stbl`. Each table atom is written by its atom type (``TimeToSampleAtom``,
-    /// ``SyncSampleAtom``, ``CompositionOffsetAtom``, ``SampleToChunkAtom``, ``SampleSizeAtom``,
-    /// ``ChunkOffsetAtom`` or ``ChunkOffset64Atom``); its entries, already encoded, are an
-    /// external span that `tables` fills.
-    private func writeSampleTable(_ track: TrackBuilder, to w: inout ByteWriter,
-                                  tables: inout [(MovieAtomOutput) throws -> Void]) throws {
-        guard track.sampleCount <= UInt64(UInt32.max) else {
-            throw MovieWriterError(.invalidState,
-                "writing the sample table of track \(track.id): \(track.sampleCount) samples exceed the 32-bit count of 'stsz'; split the recording")
-        }
-        let spill = self.spill
-        /// Reserves `byteCount` bytes of entries in `w`, which `entries` supplies when the movie
-        /// atom is stored.
-        func reserve(_ byteCount: Int, in w: inout ByteWriter, entries: @escaping (MovieAtomOutput) throws -> Void) {
-            w.reserveExternal(byteCount, source: tables.count)
-            if byteCount > 0 { tables.append(entries) }
-        }
-        try w.writeAtom("stbl") { w in
-            try SampleDescriptionAtom(entries: [track.sampleEntry]).write(to: &w)
-            let durations = track.durations
-            try TimeToSampleAtom.write(entryCount: durations.entryCount, to: &w) {
-                reserve(durations.byteCount, in: &$0) { try durations.write(to: $0, spill: spill) }
-            }
-            if track.isVideo, UInt64(track.syncSamples.count) < track.sampleCount {
-                let syncSamples = track.syncSamples
-                try SyncSampleAtom.write(entryCount: syncSamples.count, to: &w) {
-                    reserve(syncSamples.byteCount, in: &$0) { try syncSamples.write(to: $0, spill: spill) }
-                }
-            }
-            if track.hasCompositionOffsets {
-                let offsets = track.compositionOffsets
-                try CompositionOffsetAtom.write(entryCount: offsets.entryCount, to: &w) {
-                    reserve(offsets.byteCount, in: &$0) { try offsets.write(to: $0, spill: spill) }
-                }
-            }
-            let samplesPerChunk = track.samplesPerChunk
-            try SampleToChunkAtom.write(entryCount: samplesPerChunk.entryCount, to: &w) {
-                reserve(samplesPerChunk.byteCount, in: &$0) { try samplesPerChunk.write(to: $0, spill: spill) }
-            }
-            if track.isVideo {
-                let sizes = track.sizes
-                try SampleSizeAtom.write(sampleCount: UInt32(sizes.count), to: &w) {
-                    reserve(sizes.byteCount, in: &$0) { try sizes.write(to: $0, spill: spill) }
-                }
-            } else {
-                try SampleSizeAtom(constantSize: UInt32(track.bytesPerFrame), sampleCount: UInt32(track.sampleCount)).write(to: &w)
-            }
-            let chunkOffsets = track.chunkOffsets
-            if chunkOffsets.needsLargeOffsets {
-                try ChunkOffset64Atom.write(entryCount: chunkOffsets.count, to: &w) {
-                    reserve(chunkOffsets.offsets64.byteCount, in: &$0) { try chunkOffsets.offsets64.write(to: $0, spill: spill) }
-                }
-            } else {
-                try ChunkOffsetAtom.write(entryCount: chunkOffsets.count, to: &w) {
-                    reserve(chunkOffsets.offsets32.byteCount, in: &$0) { try chunkOffsets.offsets32.write(to: $0, spill: spill) }
-                }
-            }
-        }
     }
 }
