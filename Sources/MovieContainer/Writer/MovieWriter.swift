@@ -75,7 +75,7 @@ public final class MovieWriter {
         public var usesLargeOffsets: Bool
     }
 
-    private enum State {
+    enum State {
         case configuring
         case writing
         case finished
@@ -91,15 +91,18 @@ public final class MovieWriter {
     /// Where the movie's bytes go.
     let output: MovieSinkWriter
     private let spill: SampleTableSpill
-    @exclusivity(unchecked) private var tracks: [TrackBuilder] = []
-    @exclusivity(unchecked) private var state = State.configuring
-    @exclusivity(unchecked) private var fileOffset: UInt64 = 0
-    @exclusivity(unchecked) private var fragmentSequence: UInt32 = 0
-    /// Added to every track's decode times in fragments (`tfdt` is unsigned), as (ticks,
-    /// timescale): the B-frame delay of a video track whose first decode time is negative.
-    @exclusivity(unchecked) private var fragmentShift: (value: Int64, timescale: UInt32)?
-    @exclusivity(unchecked) private var fragmentStart: Int64?
-    private var isFragmented: Bool { configuration.fragmentInterval != nil }
+    @exclusivity(unchecked) var tracks: [TrackBuilder] = []
+    @exclusivity(unchecked) var state = State.configuring
+    @exclusivity(unchecked) var fileOffset: UInt64 = 0
+    /// With fragments: the sequence number and decode-time shift that carry from one fragment to
+    /// the next.
+    @exclusivity(unchecked) var fragments = FragmentBuilder()
+    /// The track whose time decides when a fragment is due: the first video track, else the
+    /// first track (set as tracks are added).
+    @exclusivity(unchecked) var drivingTrack: TrackBuilder?
+    /// The decode time of the driving track's first sample in the pending fragment.
+    @exclusivity(unchecked) var fragmentStart: Int64?
+    var isFragmented: Bool { configuration.fragmentInterval != nil }
 
     /// Whether sample bytes are left out of the file (a hole in a sparse file) while every
     /// table, fragment header and the movie atom come out as if they were written: the
@@ -162,7 +165,7 @@ public final class MovieWriter {
 
     /// Runs a step that writes to the sink or adds to the sample tables: when it fails, the
     /// movie cannot continue, and the writer has failed.
-    private func stoppingOnFailure<T>(_ body: () throws -> T) throws -> T {
+    func stoppingOnFailure<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch {
@@ -262,13 +265,7 @@ public final class MovieWriter {
         }
         try begin()
         if isFragmented {
-            // The first fragment goes out with the first frame, so a file cut off early already
-            // holds a playable picture; later ones every interval.
-            if builder === drivingTrack, let start = fragmentStart, !builder.fragmentSamples.isEmpty,
-               fragmentSequence == 0 || decodeTime - start >= builder.fragmentTicks {
-                try writeFragment(nextDecodeTimes: [builder.id: decodeTime])
-            }
-            if builder === drivingTrack, builder.fragmentSamples.isEmpty { fragmentStart = decodeTime }
+            try writeFragmentIfDue(beforeVideoSampleAt: decodeTime, of: builder)
             builder.fragmentSamples.append(.init(size: UInt32(size), decodeTime: decodeTime,
                                                  compositionOffset: Int32(presentationTime - decodeTime), isSync: isSync))
         } else if builder.chunkSampleCount > 0, decodeTime - builder.chunkStartTime >= builder.chunkTicks {
@@ -333,12 +330,7 @@ public final class MovieWriter {
         builder.chunkSampleCount += UInt32(frames)
         try stoppingOnFailure { try builder.recordAudioFrames(frames, startTime: startTime) }
         if isFragmented {
-            let limit = builder.fragmentTicks
-            // Audio drives the fragments of an audio-only movie; with video it only forces one
-            // when the video has stalled for three intervals.
-            if Int64(builder.chunkSampleCount) >= (builder === drivingTrack ? limit : 3 * limit) {
-                try writeFragment(nextDecodeTimes: [:])
-            }
+            try writeFragmentIfDue(afterAudioOf: builder)
         } else if Int64(builder.chunkSampleCount) >= builder.chunkTicks {
             try writeChunk(of: builder)
         }
@@ -405,163 +397,6 @@ public final class MovieWriter {
         try stoppingOnFailure {
             try builder.recordAudioFrames(frames, startTime: startTime)
             try builder.addChunk(at: offset, sampleCount: UInt32(frames))
-        }
-    }
-
-    /// The track whose time decides when a fragment is due: the first video track, else the
-    /// first track (set as tracks are added).
-    @exclusivity(unchecked) private var drivingTrack: TrackBuilder?
-
-    /// Writes the pending samples as one movie fragment: `moof` then `mdat`, with one `trun`
-    /// per track (PCM described by `tfhd` defaults, not per frame).
-    ///
-    /// The `mdat` is written first and the `moof` in front of it last, so a process killed
-    /// mid-write leaves a zero-filled gap that readers take as the end of the file, never a
-    /// fragment whose data is missing. With ``Configuration/coalescesMediaWrites`` (a muxer)
-    /// both join the media batch, header first, and go out in the batch's writes in file order:
-    /// a process killed between them leaves a file that ends inside the fragment's `mdat`,
-    /// which its size shows, and repair drops that fragment.
-    /// - Parameter nextDecodeTimes: for video tracks, the decode time of the sample after the
-    ///   pending ones, which fixes the last one's duration; a track without one keeps its last
-    ///   sample for the next fragment unless `final`.
-    private func writeFragment(nextDecodeTimes: [UInt32: Int64], final: Bool = false) throws {
-        if fragmentShift == nil {
-            // tfdt is unsigned: shift every track by the video's B-frame delay (a negative first
-            // decode time), in seconds, so relative timing survives in a crash-cut file.
-            let delays = tracks.compactMap { t -> (Int64, UInt32)? in
-                guard let first = t.firstDecodeTime, first < 0 else { return nil }
-                return (-first, t.timescale)
-            }
-            fragmentShift = delays.max { Double($0.0) / Double($0.1) < Double($1.0) / Double($1.1) } ?? (0, 1)
-        }
-        let shift = fragmentShift!
-        // Each part writes its track's `traf` with a zero data offset and says where that offset
-        // lies; the offsets are patched in once the `moof`'s size is known.
-        struct Part { var track: TrackBuilder; var count: Int; var bytes: Int; var traf: (inout ByteWriter) throws -> Int }
-        var parts: [Part] = []
-        for track in tracks where track.chunkSampleCount > 0 {
-            let trackShift = rescale(shift.value, from: shift.timescale, to: track.timescale)
-            guard let first = track.firstDecodeTime else { continue }
-            if track.isVideo {
-                let pending = track.fragmentSamples
-                var count = pending.count
-                let next = nextDecodeTimes[track.id]
-                if next == nil && !final { count -= 1 }
-                guard count > 0 else { continue }
-                var samples: [TrackRunAtom.Sample] = []
-                samples.reserveCapacity(count)
-                for i in 0..<count {
-                    let duration: UInt32
-                    if i + 1 < pending.count {
-                        duration = UInt32(pending[i + 1].decodeTime - pending[i].decodeTime)
-                    } else if let next {
-                        duration = UInt32(next - pending[i].decodeTime)
-                    } else {
-                        duration = track.finalDuration ?? track.lastDelta ?? 1
-                    }
-                    samples.append(.init(duration: duration, size: pending[i].size,
-                                         flags: pending[i].isSync ? TrackRunAtom.syncSampleFlags : TrackRunAtom.nonSyncSampleFlags,
-                                         compositionOffset: pending[i].compositionOffset))
-                }
-                let baseTime = UInt64(max(0, pending[0].decodeTime + trackShift))
-                let bytes = pending.prefix(count).reduce(0) { $0 + Int($1.size) }
-                let fields = TrackRunAtom.durationPresent | TrackRunAtom.sizePresent | TrackRunAtom.flagsPresent
-                    | (track.hasCompositionOffsets ? TrackRunAtom.compositionOffsetPresent : 0)
-                parts.append(Part(track: track, count: count, bytes: bytes) { w in
-                    var offsetPosition = 0
-                    try w.writeAtom("traf") { w in
-                        try TrackFragmentHeaderAtom(trackID: track.id).write(to: &w)
-                        try TrackFragmentDecodeTimeAtom(baseMediaDecodeTime: baseTime).write(to: &w)
-                        offsetPosition = w.count + TrackRunAtom.dataOffsetPosition
-                        try TrackRunAtom(dataOffset: 0, sampleCount: UInt32(count), sampleFields: fields, samples: samples).write(to: &w)
-                    }
-                    return offsetPosition
-                })
-            } else {
-                let count = Int(track.chunkSampleCount)
-                let written = Int64(track.sampleCount) - Int64(count)
-                let baseTime = UInt64(max(0, first + written + trackShift))
-                let frameBytes = track.bytesPerFrame
-                parts.append(Part(track: track, count: count, bytes: count * frameBytes) { w in
-                    var offsetPosition = 0
-                    try w.writeAtom("traf") { w in
-                        try TrackFragmentHeaderAtom(trackID: track.id, defaultSampleDuration: 1, defaultSampleSize: UInt32(frameBytes),
-                                                    defaultSampleFlags: TrackRunAtom.syncSampleFlags).write(to: &w)
-                        try TrackFragmentDecodeTimeAtom(baseMediaDecodeTime: baseTime).write(to: &w)
-                        offsetPosition = w.count + TrackRunAtom.dataOffsetPosition
-                        try TrackRunAtom(dataOffset: 0, sampleCount: UInt32(count), sampleFields: 0, samples: []).write(to: &w)
-                    }
-                    return offsetPosition
-                })
-            }
-        }
-        guard !parts.isEmpty else { return }
-        fragmentSequence += 1
-        let payload = parts.reduce(0) { $0 + $1.bytes }
-        let mdatSize = 8 + payload
-        // The moof is laid out once, then each run's data offset (from the moof's start to its
-        // track's media in the mdat that follows) is patched in.
-        var w = ByteWriter(capacity: 64 + parts.reduce(0) { $0 + 64 + 16 * $1.count })
-        var offsetPositions: [Int] = []
-        try w.writeAtom("moof") { w in
-            try MovieFragmentHeaderAtom(sequenceNumber: fragmentSequence).write(to: &w)
-            for part in parts { offsetPositions.append(try part.traf(&w)) }
-        }
-        let moofSize = w.count
-        // The mdat's size is 32 bits, and a run's data offset a signed 32-bit count of bytes from
-        // the moof's start.
-        func doesNotFit() -> MovieWriterError {
-            MovieWriterError(.invalidSample,
-                "writing a fragment: \(payload) bytes of media do not fit one fragment; use a shorter fragment interval")
-        }
-        guard mdatSize <= Int(UInt32.max) else { throw doesNotFit() }
-        var offsets: [Int32] = []
-        var position = moofSize + 8
-        for (part, at) in zip(parts, offsetPositions) {
-            guard position <= Int(Int32.max) else { throw doesNotFit() }
-            offsets.append(Int32(position))
-            w.patch(UInt32(position), at: at)
-            position += part.bytes
-        }
-        let fragmentStartOffset = fileOffset
-        var mdat = ByteWriter(capacity: 8)
-        mdat.write(UInt32(mdatSize))
-        mdat.write("mdat" as FourCC)
-        if output.coalescesMediaWrites, configuration.durability == .none {
-            // Coalesced (a muxer): the header joins the batch ahead of its media, so fragments
-            // go out together in the batch's few large writes.
-            w.write(contentsOf: mdat.bytes)
-            try w.bytes.withUnsafeBytes { header in
-                try stoppingOnFailure {
-                    try output.storeMedia(header: header, parts.map { ($0.track, $0.bytes) }, at: fragmentStartOffset,
-                                          step: "writing fragment \(fragmentSequence)")
-                }
-            }
-        } else {
-            // The media first, then the header that points to it.
-            try mdat.bytes.withUnsafeBytes { header in
-                try stoppingOnFailure {
-                    try output.storeMedia(header: header, parts.map { ($0.track, $0.bytes) }, at: fragmentStartOffset + UInt64(moofSize),
-                                          step: "writing fragment \(fragmentSequence)'s media")
-                }
-            }
-            try stoppingOnFailure { try output.store(w.bytes, at: fragmentStartOffset, step: "writing fragment \(fragmentSequence)'s header") }
-        }
-        if configuration.durability == .syncEachFragment {
-            do { try output.sink.synchronize() } catch {
-                state = .failed
-                throw MovieWriterError(.writeFailed, "flushing fragment \(fragmentSequence) to disk", underlying: error)
-            }
-        }
-        fileOffset += UInt64(moofSize + mdatSize)
-        try stoppingOnFailure {
-            for (part, offset) in zip(parts, offsets) {
-                try part.track.addChunk(at: fragmentStartOffset + UInt64(offset), sampleCount: UInt32(part.count))
-                part.track.consumePending(samples: part.count, bytes: part.bytes)
-            }
-        }
-        if let driving = drivingTrack, driving.isVideo {
-            fragmentStart = driving.fragmentSamples.first?.decodeTime
         }
     }
 
