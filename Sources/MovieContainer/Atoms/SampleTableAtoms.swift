@@ -6,12 +6,18 @@ package struct TimeToSampleAtom: QuickTimeAtom {
 
     package init(entries: [(count: UInt32, duration: UInt32)]) { self.entries = entries }
 
+    /// Writes an `stts` atom of `entryCount` entries that `writeEntries` appends, already
+    /// encoded: for a writer that streams a table too long to hold as an array.
+    package static func write(entryCount: Int, to w: inout ByteWriter, entries writeEntries: (inout ByteWriter) throws -> Void) throws {
+        try w.writeAtom(type) { try writeTableBody(entryCount: entryCount, to: &$0, entries: writeEntries) }
+    }
+
     package func writeBody(to w: inout ByteWriter) {
-        w.writeVersionAndFlags(version: 0, flags: 0)
-        w.write(UInt32(entries.count))
-        for e in entries {
-            w.write(e.count)
-            w.write(e.duration)
+        writeTableBody(entryCount: entries.count, to: &w) { w in
+            for e in entries {
+                w.write(e.count)
+                w.write(e.duration)
+            }
         }
     }
 
@@ -37,12 +43,18 @@ package struct CompositionOffsetAtom: QuickTimeAtom {
 
     package init(entries: [(count: UInt32, offset: Int32)]) { self.entries = entries }
 
+    /// Writes a version-0 `ctts` atom of `entryCount` entries that `writeEntries` appends,
+    /// already encoded: for a writer that streams a table too long to hold as an array.
+    package static func write(entryCount: Int, to w: inout ByteWriter, entries writeEntries: (inout ByteWriter) throws -> Void) throws {
+        try w.writeAtom(type) { try writeTableBody(entryCount: entryCount, to: &$0, entries: writeEntries) }
+    }
+
     package func writeBody(to w: inout ByteWriter) {
-        w.writeVersionAndFlags(version: 0, flags: 0)
-        w.write(UInt32(entries.count))
-        for e in entries {
-            w.write(e.count)
-            w.write(e.offset)
+        writeTableBody(entryCount: entries.count, to: &w) { w in
+            for e in entries {
+                w.write(e.count)
+                w.write(e.offset)
+            }
         }
     }
 
@@ -67,10 +79,16 @@ package struct SyncSampleAtom: QuickTimeAtom {
 
     package init(sampleNumbers: [UInt32]) { self.sampleNumbers = sampleNumbers }
 
+    /// Writes an `stss` atom of `entryCount` sample numbers that `writeEntries` appends,
+    /// already encoded: for a writer that streams a table too long to hold as an array.
+    package static func write(entryCount: Int, to w: inout ByteWriter, entries writeEntries: (inout ByteWriter) throws -> Void) throws {
+        try w.writeAtom(type) { try writeTableBody(entryCount: entryCount, to: &$0, entries: writeEntries) }
+    }
+
     package func writeBody(to w: inout ByteWriter) {
-        w.writeVersionAndFlags(version: 0, flags: 0)
-        w.write(UInt32(sampleNumbers.count))
-        for n in sampleNumbers { w.write(n) }
+        writeTableBody(entryCount: sampleNumbers.count, to: &w) { w in
+            for n in sampleNumbers { w.write(n) }
+        }
     }
 
     package init(body r: inout ByteReader) throws(MovieFormatError) {
@@ -103,13 +121,19 @@ package struct SampleToChunkAtom: QuickTimeAtom {
 
     package init(entries: [Entry]) { self.entries = entries }
 
+    /// Writes an `stsc` atom of `entryCount` entries that `writeEntries` appends, already
+    /// encoded: for a writer that streams a table too long to hold as an array.
+    package static func write(entryCount: Int, to w: inout ByteWriter, entries writeEntries: (inout ByteWriter) throws -> Void) throws {
+        try w.writeAtom(type) { try writeTableBody(entryCount: entryCount, to: &$0, entries: writeEntries) }
+    }
+
     package func writeBody(to w: inout ByteWriter) {
-        w.writeVersionAndFlags(version: 0, flags: 0)
-        w.write(UInt32(entries.count))
-        for e in entries {
-            w.write(e.firstChunk)
-            w.write(e.samplesPerChunk)
-            w.write(e.sampleDescriptionID)
+        writeTableBody(entryCount: entries.count, to: &w) { w in
+            for e in entries {
+                w.write(e.firstChunk)
+                w.write(e.samplesPerChunk)
+                w.write(e.sampleDescriptionID)
+            }
         }
     }
 
@@ -149,11 +173,26 @@ package struct SampleSizeAtom: QuickTimeAtom {
 
     package func size(ofSample index: Int) -> UInt32 { constantSize != 0 ? constantSize : sizes[index] }
 
+    /// Writes an `stsz` atom with a size per sample: `sampleCount` sizes that `writeSizes`
+    /// appends, already encoded, for a writer that streams a table too long to hold as an array.
+    package static func write(sampleCount: UInt32, to w: inout ByteWriter, sizes writeSizes: (inout ByteWriter) throws -> Void) throws {
+        try w.writeAtom(type) { try writeBody(constantSize: 0, sampleCount: sampleCount, to: &$0, sizes: writeSizes) }
+    }
+
     package func writeBody(to w: inout ByteWriter) {
+        Self.writeBody(constantSize: constantSize, sampleCount: sampleCount, to: &w) { w in
+            if constantSize == 0 { for s in sizes { w.write(s) } }
+        }
+    }
+
+    /// The body's layout: version 0, no flags, the constant size (0 when sizes follow), the
+    /// sample count, then any sizes.
+    private static func writeBody(constantSize: UInt32, sampleCount: UInt32, to w: inout ByteWriter,
+                                  sizes writeSizes: (inout ByteWriter) throws -> Void) rethrows {
         w.writeVersionAndFlags(version: 0, flags: 0)
         w.write(constantSize)
         w.write(sampleCount)
-        if constantSize == 0 { for s in sizes { w.write(s) } }
+        try writeSizes(&w)
     }
 
     package init(body r: inout ByteReader) throws(MovieFormatError) {
@@ -176,10 +215,16 @@ package struct ChunkOffsetAtom: QuickTimeAtom {
 
     package init(offsets: [UInt32]) { self.offsets = offsets }
 
+    /// Writes an `stco` atom of `entryCount` offsets that `writeEntries` appends, already
+    /// encoded: for a writer that streams a table too long to hold as an array.
+    package static func write(entryCount: Int, to w: inout ByteWriter, entries writeEntries: (inout ByteWriter) throws -> Void) throws {
+        try w.writeAtom(type) { try writeTableBody(entryCount: entryCount, to: &$0, entries: writeEntries) }
+    }
+
     package func writeBody(to w: inout ByteWriter) {
-        w.writeVersionAndFlags(version: 0, flags: 0)
-        w.write(UInt32(offsets.count))
-        for o in offsets { w.write(o) }
+        writeTableBody(entryCount: offsets.count, to: &w) { w in
+            for o in offsets { w.write(o) }
+        }
     }
 
     package init(body r: inout ByteReader) throws(MovieFormatError) {
@@ -200,10 +245,16 @@ package struct ChunkOffset64Atom: QuickTimeAtom {
 
     package init(offsets: [UInt64]) { self.offsets = offsets }
 
+    /// Writes a `co64` atom of `entryCount` offsets that `writeEntries` appends, already
+    /// encoded: for a writer that streams a table too long to hold as an array.
+    package static func write(entryCount: Int, to w: inout ByteWriter, entries writeEntries: (inout ByteWriter) throws -> Void) throws {
+        try w.writeAtom(type) { try writeTableBody(entryCount: entryCount, to: &$0, entries: writeEntries) }
+    }
+
     package func writeBody(to w: inout ByteWriter) {
-        w.writeVersionAndFlags(version: 0, flags: 0)
-        w.write(UInt32(offsets.count))
-        for o in offsets { w.write(o) }
+        writeTableBody(entryCount: offsets.count, to: &w) { w in
+            for o in offsets { w.write(o) }
+        }
     }
 
     package init(body r: inout ByteReader) throws(MovieFormatError) {
@@ -214,4 +265,12 @@ package struct ChunkOffset64Atom: QuickTimeAtom {
         offsets.reserveCapacity(Int(count))
         for _ in 0..<count { offsets.append(try r.readUInt64()) }
     }
+}
+
+/// The body every sample table but `stsz` shares: version 0, no flags, the 32-bit entry count,
+/// then the entries, which `writeEntries` appends.
+private func writeTableBody(entryCount: Int, to w: inout ByteWriter, entries writeEntries: (inout ByteWriter) throws -> Void) rethrows {
+    w.writeVersionAndFlags(version: 0, flags: 0)
+    w.write(UInt32(entryCount))
+    try writeEntries(&w)
 }

@@ -67,6 +67,62 @@ public enum MovieRepair {
     @discardableResult
     public static func repair(_ file: any MovieByteSource & MovieByteSink) throws -> Report {
         let tree = try AtomTree(source: file, stoppingAtDamage: true)
+        let moovIndex = try fragmentedMovieAtomIndex(in: tree)
+        let moov = tree.atoms[moovIndex]
+        let info = try MovieInfo(tree: tree)
+        guard info.movieHeader.timescale > 0 else {
+            throw RepairError(code: .unsupportedTrack, message: "the movie header's time scale is 0, so no duration can be expressed")
+        }
+        let (fragments, mediaEnd) = wholeFragments(in: tree, after: moovIndex)
+        let writer = MovieWriter(repairing: file, configuration: configuration(of: info), mediaEnd: mediaEnd)
+        let tracks = try adoptTracks(of: info, into: writer)
+        // Gather every run first: the time shift comes from the video's first presentation.
+        let runs = try readRuns(of: fragments, moov: moov, tracks: tracks)
+        let endTimes = try adopt(runs, shiftedBy: presentationShift(of: runs, tracks: tracks), tracks: tracks, into: writer)
+        guard runs.contains(where: { !$0.samples.isEmpty || $0.frames > 0 }) else {
+            throw RepairError(code: .noMovieHeader, message: "the file holds no whole fragment: the recording ended before its first fragment was written; nothing can be recovered")
+        }
+        let discarded = tree.fileSize - mediaEnd
+        let summary = try writer.finish(endTimes: endTimes)
+        try file.truncate(to: summary.fileSize)
+        var counts: [UInt32: UInt64] = [:]
+        for (original, id) in tracks.ids { counts[original] = summary.sampleCounts[id] ?? 0 }
+        return Report(fragmentCount: fragments.count, sampleCounts: counts, duration: summary.duration,
+                      movieTimescale: summary.movieTimescale, discardedBytes: discarded,
+                      orientation: info.videoTrack?.orientation)
+    }
+
+    /// A fragment: a `moof` and the `mdat` after it.
+    private typealias Fragment = (moof: AtomNode, mdat: AtomNode)
+
+    /// The tracks of the file, as the repairing writer holds them, by their IDs in the file.
+    private struct AdoptedTracks {
+        var ids: [UInt32: TrackID] = [:]
+        var timescales: [UInt32: UInt32] = [:]
+        var videoTrackIDs: Set<UInt32> = []
+    }
+
+    /// The samples of one `trun`, where they lie in the file and when they start.
+    private struct Run {
+        var track: UInt32
+        var offset: UInt64
+        var baseTime: Int64
+        /// Video samples: size, duration, flags, composition offset.
+        var samples: [(size: UInt32, duration: UInt32, flags: UInt32, compositionOffset: Int32)]
+        /// PCM frames, for audio.
+        var frames: Int
+    }
+
+    /// The defaults a track fragment's samples fall back on: its `tfhd`'s, else its track's `trex`.
+    private struct SampleDefaults {
+        var duration: UInt32
+        var size: UInt32
+        var flags: UInt32
+    }
+
+    /// The index of the file's movie atom among its top-level atoms, once the file is known to be
+    /// a fragmented movie in this library's layout (ftyp, wide, moov) that was never finished.
+    private static func fragmentedMovieAtomIndex(in tree: AtomTree) throws -> Int {
         guard let moovIndex = tree.atoms.firstIndex(where: { $0.type == "moov" && !$0.isTruncated }) else {
             throw RepairError(code: .noMovieHeader,
                               message: "the file has no complete movie atom ('moov'): the recording ended before its first fragment was written, or it is not a QuickTime movie; nothing can be recovered")
@@ -78,21 +134,18 @@ public enum MovieRepair {
             }
             throw RepairError(code: .notFragmented, message: "the movie atom does not declare fragments ('mvex'), so the media after it cannot be found")
         }
-        guard moov.offset == MovieWriter.mdatHeaderOffset, tree.atoms.count > 1, tree.atoms[1].type == "wide" else {
+        guard moov.offset == MovieFileHeader.mdatHeaderOffset, tree.atoms.count > 1, tree.atoms[1].type == "wide" else {
             throw RepairError(code: .unsupportedLayout, message: "the file does not have this library's fragmented layout (ftyp, wide, moov): it cannot be finished in place")
         }
-        let info = try MovieInfo(tree: tree)
-        guard info.movieHeader.timescale > 0 else {
-            throw RepairError(code: .unsupportedTrack, message: "the movie header's time scale is 0, so no duration can be expressed")
-        }
+        return moovIndex
+    }
 
-        var configuration = MovieWriter.Configuration(creationTime: info.movieHeader.creationTime)
-        configuration.movieTimescale = info.movieHeader.timescale
-        configuration.fragmentInterval = .seconds(1)
-        configuration.metadata = info.metadata
-        // The media ends after the last whole fragment.
+    /// The whole fragments after the movie atom, up to the first one cut short or missing its
+    /// `mdat`, and where the media ends: after the last whole fragment.
+    private static func wholeFragments(in tree: AtomTree, after moovIndex: Int) -> (fragments: [Fragment], mediaEnd: UInt64) {
+        let moov = tree.atoms[moovIndex]
         var mediaEnd = moov.offset + moov.size
-        var fragments: [(moof: AtomNode, mdat: AtomNode)] = []
+        var fragments: [Fragment] = []
         var index = moovIndex + 1
         while index + 1 < tree.atoms.count {
             let moof = tree.atoms[index], mdat = tree.atoms[index + 1]
@@ -101,10 +154,23 @@ public enum MovieRepair {
             mediaEnd = mdat.offset + mdat.size
             index += 2
         }
-        let writer = MovieWriter(repairing: file, configuration: configuration, mediaEnd: mediaEnd)
-        var trackIDs: [UInt32: TrackID] = [:]
-        var timescales: [UInt32: UInt32] = [:]
-        var videoTrackIDs: Set<UInt32> = []
+        return (fragments, mediaEnd)
+    }
+
+    /// The repairing writer's settings: the movie's time scale, creation time and metadata, with
+    /// fragments, so finishing hides the fragment headers in one 64-bit `mdat`.
+    private static func configuration(of info: MovieInfo) -> MovieWriter.Configuration {
+        var configuration = MovieWriter.Configuration(creationTime: info.movieHeader.creationTime)
+        configuration.movieTimescale = info.movieHeader.timescale
+        configuration.fragmentInterval = .seconds(1)
+        configuration.metadata = info.metadata
+        return configuration
+    }
+
+    /// Adds each of the file's tracks to `writer`, with its sample description, time scale and
+    /// orientation.
+    private static func adoptTracks(of info: MovieInfo, into writer: MovieWriter) throws -> AdoptedTracks {
+        var tracks = AdoptedTracks()
         for track in info.tracks {
             guard track.mediaHeader.timescale > 0 else {
                 throw RepairError(code: .unsupportedTrack, message: "track \(track.trackID)'s time scale is 0")
@@ -115,106 +181,134 @@ public enum MovieRepair {
             switch track.mediaType {
             case "vide":
                 let sample = try VideoSampleEntry(entry)
-                trackIDs[track.trackID] = writer.adoptTrack(.video(VideoTrackFormat(
+                tracks.ids[track.trackID] = writer.adoptTrack(.video(VideoTrackFormat(
                     sampleEntry: sample, timescale: track.mediaHeader.timescale,
                     orientation: track.orientation ?? .up)))
-                videoTrackIDs.insert(track.trackID)
+                tracks.videoTrackIDs.insert(track.trackID)
             case "soun":
                 let pcm = try SoundSampleEntry(entry).pcm
                 do { try pcm.validate() } catch {
                     throw RepairError(code: .unsupportedTrack, message: "track \(track.trackID): \(error.message)")
                 }
-                trackIDs[track.trackID] = writer.adoptTrack(.audio(AudioTrackFormat(pcm: pcm)))
+                tracks.ids[track.trackID] = writer.adoptTrack(.audio(AudioTrackFormat(pcm: pcm)))
             default:
                 throw RepairError(code: .unsupportedTrack, message: "track \(track.trackID) is '\(track.mediaType)', which this library does not write")
             }
-            timescales[track.trackID] = track.mediaHeader.timescale
+            tracks.timescales[track.trackID] = track.mediaHeader.timescale
         }
+        return tracks
+    }
 
-        // Gather every run first: the time shift comes from the video's first presentation.
-        struct Run {
-            var track: UInt32
-            var offset: UInt64
-            var baseTime: Int64
-            /// Video samples: size, duration, flags, composition offset.
-            var samples: [(size: UInt32, duration: UInt32, flags: UInt32, compositionOffset: Int32)]
-            /// PCM frames, for audio.
-            var frames: Int
-        }
+    /// Reads every run of the fragments' known tracks, in file order. Times continue from run to
+    /// run; only a track's first `tfdt` places it. (This library writes them continuous; a
+    /// hostile file must not send decode times backwards.)
+    private static func readRuns(of fragments: [Fragment], moov: AtomNode, tracks: AdoptedTracks) throws -> [Run] {
         var runs: [Run] = []
-        // Times continue from run to run; only a track's first `tfdt` places it. (This library
-        // writes them continuous; a hostile file must not send decode times backwards.)
         var nextTime: [UInt32: Int64] = [:]
         for (moof, mdat) in fragments {
             for traf in moof.children("traf") {
-                guard let header = try traf.child("tfhd")?.decode(TrackFragmentHeaderAtom.self), trackIDs[header.trackID] != nil else { continue }
-                let trex = moov.child("mvex")?.children("trex").compactMap { try? $0.decode(TrackExtendsAtom.self) }
-                    .first { $0.trackID == header.trackID }
-                let defaultDuration = header.defaultSampleDuration ?? trex?.defaultSampleDuration ?? 0
-                let defaultSize = header.defaultSampleSize ?? trex?.defaultSampleSize ?? 0
-                let defaultFlags = header.defaultSampleFlags ?? trex?.defaultSampleFlags ?? 0
+                guard let header = try traf.child("tfhd")?.decode(TrackFragmentHeaderAtom.self), tracks.ids[header.trackID] != nil else { continue }
+                let defaults = sampleDefaults(of: header, moov: moov)
                 let declared = try traf.child("tfdt")?.decode(TrackFragmentDecodeTimeAtom.self).baseMediaDecodeTime ?? 0
                 var time = nextTime[header.trackID] ?? Int64(min(declared, UInt64(Int64.max / 4)))
                 for trunNode in traf.children("trun") {
-                    let trun = try trunNode.decode(TrackRunAtom.self)
-                    guard let base = Int64(exactly: header.baseDataOffset ?? moof.offset), base < Int64.max / 2 else {
-                        throw MovieFormatError(code: .invalidValue, atom: "tfhd", message: "a 'tfhd' base data offset lies beyond any file")
-                    }
-                    let start = base + Int64(trun.dataOffset ?? 0)
-                    var run = Run(track: header.trackID, offset: UInt64(max(0, start)), baseTime: time, samples: [], frames: 0)
-                    var bytes: UInt64 = 0
-                    // Every sample has at least one byte: a count beyond the media is hostile.
-                    guard UInt64(trun.sampleCount) <= mdat.size else {
-                        throw MovieFormatError(code: .tableLargerThanAtom, atom: "trun",
-                                               message: "a 'trun' of track \(header.trackID) claims \(trun.sampleCount) samples in \(mdat.size) bytes of media")
-                    }
-                    if videoTrackIDs.contains(header.trackID) {
-                        for index in 0..<Int(trun.sampleCount) {
-                            let s = index < trun.samples.count ? trun.samples[index] : TrackRunAtom.Sample()
-                            let entry = (size: s.size ?? defaultSize, duration: s.duration ?? defaultDuration,
-                                         flags: s.flags ?? (index == 0 ? trun.firstSampleFlags : nil) ?? defaultFlags,
-                                         compositionOffset: s.compositionOffset ?? 0)
-                            run.samples.append(entry)
-                            bytes += UInt64(entry.size)
-                            time += Int64(entry.duration)
-                        }
-                    } else {
-                        // This library's PCM runs use the defaults: one frame per sample, duration 1.
-                        guard trun.samples.isEmpty, defaultDuration == 1 else {
-                            throw RepairError(code: .unsupportedTrack, message: "track \(header.trackID)'s audio fragments are not PCM runs of one frame per sample")
-                        }
-                        run.frames = Int(trun.sampleCount)
-                        bytes = UInt64(trun.sampleCount) * UInt64(defaultSize)
-                        time += Int64(trun.sampleCount)
-                    }
-                    guard start >= Int64(mdat.offset) + Int64(mdat.headerSize), bytes <= mdat.size,
-                          UInt64(start) <= mdat.offset + mdat.size - bytes else {
-                        throw MovieFormatError(code: .invalidValue, atom: "trun",
-                                               message: "a 'trun' of track \(header.trackID) points outside its fragment's media data")
-                    }
-                    runs.append(run)
+                    runs.append(try readRun(trunNode.decode(TrackRunAtom.self), of: header, defaults: defaults,
+                                            isVideo: tracks.videoTrackIDs.contains(header.trackID),
+                                            fragment: (moof, mdat), time: &time))
                 }
                 nextTime[header.trackID] = time
             }
         }
-        // Fragments shift every track by the video's delay; the first presented frame is time 0.
-        var shift: (Int64, UInt32) = (0, 1)
-        if let video = videoTrackIDs.min() {
-            var first: Int64?
-            for run in runs where run.track == video {
-                var t = run.baseTime
-                for s in run.samples {
-                    first = min(first ?? .max, t + Int64(s.compositionOffset))
-                    t += Int64(s.duration)
-                }
-            }
-            shift = (first ?? 0, timescales[video] ?? 1)
+        return runs
+    }
+
+    /// The sample defaults of a track fragment: its `tfhd`'s, else those of its track's `trex`.
+    private static func sampleDefaults(of header: TrackFragmentHeaderAtom, moov: AtomNode) -> SampleDefaults {
+        let trex = moov.child("mvex")?.children("trex").compactMap { try? $0.decode(TrackExtendsAtom.self) }
+            .first { $0.trackID == header.trackID }
+        return SampleDefaults(duration: header.defaultSampleDuration ?? trex?.defaultSampleDuration ?? 0,
+                              size: header.defaultSampleSize ?? trex?.defaultSampleSize ?? 0,
+                              flags: header.defaultSampleFlags ?? trex?.defaultSampleFlags ?? 0)
+    }
+
+    /// Reads one `trun` of the track fragment `header` starts, at `time`, which it advances past
+    /// the run, and checks that its media lies inside the fragment's `mdat`.
+    private static func readRun(_ trun: TrackRunAtom, of header: TrackFragmentHeaderAtom, defaults: SampleDefaults,
+                                isVideo: Bool, fragment: Fragment, time: inout Int64) throws -> Run {
+        let (moof, mdat) = fragment
+        guard let base = Int64(exactly: header.baseDataOffset ?? moof.offset), base < Int64.max / 2 else {
+            throw MovieFormatError(code: .invalidValue, atom: "tfhd", message: "a 'tfhd' base data offset lies beyond any file")
         }
+        let start = base + Int64(trun.dataOffset ?? 0)
+        var run = Run(track: header.trackID, offset: UInt64(max(0, start)), baseTime: time, samples: [], frames: 0)
+        // Every sample has at least one byte: a count beyond the media is hostile.
+        guard UInt64(trun.sampleCount) <= mdat.size else {
+            throw MovieFormatError(code: .tableLargerThanAtom, atom: "trun",
+                                   message: "a 'trun' of track \(header.trackID) claims \(trun.sampleCount) samples in \(mdat.size) bytes of media")
+        }
+        let bytes = try isVideo ? readVideoSamples(of: trun, defaults: defaults, into: &run, time: &time)
+            : readAudioFrames(of: trun, track: header.trackID, defaults: defaults, into: &run, time: &time)
+        guard start >= Int64(mdat.offset) + Int64(mdat.headerSize), bytes <= mdat.size,
+              UInt64(start) <= mdat.offset + mdat.size - bytes else {
+            throw MovieFormatError(code: .invalidValue, atom: "trun",
+                                   message: "a 'trun' of track \(header.trackID) points outside its fragment's media data")
+        }
+        return run
+    }
+
+    /// Enters a video `trun`'s samples in `run`, each field from the run or else the defaults,
+    /// advances `time` by their durations, and returns their size in bytes.
+    private static func readVideoSamples(of trun: TrackRunAtom, defaults: SampleDefaults, into run: inout Run,
+                                         time: inout Int64) -> UInt64 {
+        var bytes: UInt64 = 0
+        for index in 0..<Int(trun.sampleCount) {
+            let s = index < trun.samples.count ? trun.samples[index] : TrackRunAtom.Sample()
+            let entry = (size: s.size ?? defaults.size, duration: s.duration ?? defaults.duration,
+                         flags: s.flags ?? (index == 0 ? trun.firstSampleFlags : nil) ?? defaults.flags,
+                         compositionOffset: s.compositionOffset ?? 0)
+            run.samples.append(entry)
+            bytes += UInt64(entry.size)
+            time += Int64(entry.duration)
+        }
+        return bytes
+    }
+
+    /// Enters an audio `trun`'s PCM frames in `run`, advances `time` past them, and returns
+    /// their size in bytes. This library's PCM runs use the defaults: one frame per sample,
+    /// duration 1.
+    private static func readAudioFrames(of trun: TrackRunAtom, track: UInt32, defaults: SampleDefaults, into run: inout Run,
+                                        time: inout Int64) throws -> UInt64 {
+        guard trun.samples.isEmpty, defaults.duration == 1 else {
+            throw RepairError(code: .unsupportedTrack, message: "track \(track)'s audio fragments are not PCM runs of one frame per sample")
+        }
+        run.frames = Int(trun.sampleCount)
+        time += Int64(trun.sampleCount)
+        return UInt64(trun.sampleCount) * UInt64(defaults.size)
+    }
+
+    /// The shift that makes the first presented video frame time 0, as (ticks, timescale):
+    /// fragments shift every track by the video's delay.
+    private static func presentationShift(of runs: [Run], tracks: AdoptedTracks) -> (Int64, UInt32) {
+        guard let video = tracks.videoTrackIDs.min() else { return (0, 1) }
+        var first: Int64?
+        for run in runs where run.track == video {
+            var t = run.baseTime
+            for s in run.samples {
+                first = min(first ?? .max, t + Int64(s.compositionOffset))
+                t += Int64(s.duration)
+            }
+        }
+        return (first ?? 0, tracks.timescales[video] ?? 1)
+    }
+
+    /// Enters every run in `writer`, moved by `shift`, and returns each video track's end time.
+    private static func adopt(_ runs: [Run], shiftedBy shift: (Int64, UInt32), tracks: AdoptedTracks,
+                              into writer: MovieWriter) throws -> [TrackID: Int64] {
         var endTimes: [TrackID: Int64] = [:]
         for run in runs {
-            guard let id = trackIDs[run.track], let scale = timescales[run.track] else { continue }
+            guard let id = tracks.ids[run.track], let scale = tracks.timescales[run.track] else { continue }
             let start = run.baseTime - rescale(shift.0, from: shift.1, to: scale)
-            if videoTrackIDs.contains(run.track) {
+            if tracks.videoTrackIDs.contains(run.track) {
                 var t = start
                 var entries: [(size: UInt32, decodeTime: Int64, compositionOffset: Int32, isSync: Bool)] = []
                 for s in run.samples {
@@ -227,16 +321,6 @@ public enum MovieRepair {
                 try writer.adoptAudioRun(id, at: run.offset, frames: run.frames, startTime: start)
             }
         }
-        guard runs.contains(where: { !$0.samples.isEmpty || $0.frames > 0 }) else {
-            throw RepairError(code: .noMovieHeader, message: "the file holds no whole fragment: the recording ended before its first fragment was written; nothing can be recovered")
-        }
-        let discarded = tree.fileSize - mediaEnd
-        let summary = try writer.finish(endTimes: endTimes)
-        try file.truncate(to: summary.fileSize)
-        var counts: [UInt32: UInt64] = [:]
-        for (original, id) in trackIDs { counts[original] = summary.sampleCounts[id] ?? 0 }
-        return Report(fragmentCount: fragments.count, sampleCounts: counts, duration: summary.duration,
-                      movieTimescale: summary.movieTimescale, discardedBytes: discarded,
-                      orientation: info.videoTrack?.orientation)
+        return endTimes
     }
 }

@@ -13,77 +13,14 @@
 /// Timestamps are integer ticks of each track's time scale, with 0 the start of the movie. The
 /// writer is not thread-safe: drive it from one thread (the recorder's writing thread).
 public final class MovieWriter {
-    /// Settings that apply to the whole movie.
-    public struct Configuration: Sendable {
-        /// The `mvhd` time scale; Apple writes 600.
-        public var movieTimescale: UInt32 = 600
-        /// The creation and modification time written into `mvhd`, `tkhd` and `mdhd`.
-        public var creationTime: QuickTimeTimestamp
-        /// How much media each chunk holds before it is written; Apple's interleaving period is
-        /// half a second.
-        public var chunkDuration: Duration = .milliseconds(500)
-        /// How often a movie fragment is written, or `nil` for the classic layout with the movie
-        /// atom only at the end. With fragments, a file cut off at any moment (a crash, a kill,
-        /// a power cut) keeps everything up to the last whole fragment; a normal finish still
-        /// leaves an ordinary movie. See ``MovieWriter`` for the layout.
-        public var fragmentInterval: Duration?
-        /// When written data is forced to the disk.
-        public var durability = Durability.none
-        /// Movie metadata (creation date, location, device, software…), written as `moov/meta`
-        /// after the tracks; nothing is written when it is empty.
-        public var metadata: [MetadataItem] = []
-        /// A Boolean value that indicates whether consecutive media writes are collected into
-        /// gathered writes of up to 4 MB (``MediaWriteBatch``) instead of one write per chunk:
-        /// for a muxer, whose media is borrowed and whose chunks may be small. Media then
-        /// reaches the sink later than ``MovieWriter/bytesWritten`` says, at the latest when
-        /// anything else is written.
-        package var coalescesMediaWrites = false
-
-        /// Creates a configuration with the default time scale, chunk duration and durability, and
-        /// without fragments.
-        /// - Parameters:
-        ///   - creationTime: The creation and modification time written into `mvhd`, `tkhd` and
-        ///     `mdhd`.
-        ///   - metadata: Movie metadata, written as `moov/meta`; none by default.
-        public init(creationTime: QuickTimeTimestamp, metadata: [MetadataItem] = []) {
-            self.creationTime = creationTime
-            self.metadata = metadata
-        }
-    }
-
-    /// When the writer forces data to the disk with `fdatasync`.
-    public enum Durability: Sendable, Hashable {
-        /// Never while recording; the kernel writes it back in its own time (a kill loses
-        /// nothing already written, a power cut may lose the last seconds).
-        case none
-        /// After every fragment: a power cut loses at most one fragment, at the cost of a disk
-        /// flush per fragment.
-        case syncEachFragment
-    }
-
-    /// What ``finish(endTimes:)`` wrote.
-    public struct Summary: Sendable {
-        /// The movie's duration in `mvhd` ticks.
-        public var duration: UInt64
-        /// The movie's time scale from `mvhd`: ticks per second.
-        public var movieTimescale: UInt32
-        /// The size of the whole file in bytes.
-        public var fileSize: UInt64
-        /// The sample count of each track, by track.
-        public var sampleCounts: [TrackID: UInt64]
-        /// Whether chunk offsets needed `co64`.
-        public var usesLargeOffsets: Bool
-    }
-
-    private enum State {
+    /// Where the writer is in the movie's life.
+    enum State {
         case configuring
         case writing
         case finished
+        /// A write or a table step failed: the movie cannot continue.
         case failed
     }
-
-    /// The offset of the `mdat` header's size field; `wide` sits just before it.
-    static let mdatHeaderOffset: UInt64 = 28
 
     /// The bytes each sample table keeps in memory before moving them to scratch storage.
     static let defaultTableBlockSize = 1 << 16
@@ -91,25 +28,29 @@ public final class MovieWriter {
     // The mutable state is `@exclusivity(unchecked)`, for the reason given at `TrackBuilder`.
     /// The settings the writer was created with.
     public let configuration: Configuration
-    let sink: any MovieByteSink
-    private let spill: SampleTableSpill
-    @exclusivity(unchecked) private var tracks: [TrackBuilder] = []
-    @exclusivity(unchecked) private var state = State.configuring
-    @exclusivity(unchecked) private var fileOffset: UInt64 = 0
-    @exclusivity(unchecked) private var fragmentSequence: UInt32 = 0
-    /// Added to every track's decode times in fragments (`tfdt` is unsigned), as (ticks,
-    /// timescale): the B-frame delay of a video track whose first decode time is negative.
-    @exclusivity(unchecked) private var fragmentShift: (value: Int64, timescale: UInt32)?
-    @exclusivity(unchecked) private var fragmentStart: Int64?
-    private var isFragmented: Bool { configuration.fragmentInterval != nil }
+    /// Where the movie's bytes go.
+    let output: MovieSinkWriter
+    let spill: SampleTableSpill
+    @exclusivity(unchecked) var tracks: [TrackBuilder] = []
+    @exclusivity(unchecked) var state = State.configuring
+    @exclusivity(unchecked) var fileOffset: UInt64 = 0
+    /// With fragments: the sequence number and decode-time shift that carry from one fragment to
+    /// the next.
+    @exclusivity(unchecked) var fragments = FragmentBuilder()
+    /// The track whose time decides when a fragment is due: the first video track, else the
+    /// first track (set as tracks are added).
+    @exclusivity(unchecked) var drivingTrack: TrackBuilder?
+    /// The decode time of the driving track's first sample in the pending fragment.
+    @exclusivity(unchecked) var fragmentStart: Int64?
+    var isFragmented: Bool { configuration.fragmentInterval != nil }
 
     /// Whether sample bytes are left out of the file (a hole in a sparse file) while every
     /// table, fragment header and the movie atom come out as if they were written: the
     /// benchmarks' way of recording hours of media without writing gigabytes.
-    @_spi(Benchmarks) public var omitsMediaData = false
-
-    /// With ``Configuration/coalescesMediaWrites``: media not yet handed to the sink.
-    private let mediaBatch: MediaWriteBatch?
+    @_spi(Benchmarks) public var omitsMediaData: Bool {
+        get { output.omitsMediaData }
+        set { output.omitsMediaData = newValue }
+    }
 
     /// Creates a writer that writes through `sink`.
     public convenience init(sink: any MovieByteSink, configuration: Configuration) {
@@ -118,10 +59,9 @@ public final class MovieWriter {
 
     /// Creates a writer whose sample tables keep `tableBlockSize` bytes each in memory.
     init(sink: any MovieByteSink, configuration: Configuration, tableBlockSize: Int) {
-        self.sink = sink
         self.configuration = configuration
+        output = MovieSinkWriter(sink: sink, coalescesMediaWrites: configuration.coalescesMediaWrites)
         spill = SampleTableSpill(sink: sink, blockSize: tableBlockSize)
-        mediaBatch = configuration.coalescesMediaWrites ? MediaWriteBatch() : nil
     }
 
     /// The number of bytes written to the sink so far, pending chunks excluded.
@@ -163,9 +103,18 @@ public final class MovieWriter {
         return TrackID(rawValue: id)
     }
 
-    /// Runs a step that adds to the sample tables: when a table cannot move a block to scratch
-    /// storage, the writer has failed like after a failed write.
-    private func updatingTables<T>(_ body: () throws -> T) throws -> T {
+    /// The track `id` names, which must be a video track when `video` is true and an audio
+    /// track otherwise.
+    func track(_ id: TrackID, video: Bool) throws -> TrackBuilder {
+        guard id.rawValue >= 1, Int(id.rawValue) <= tracks.count, tracks[Int(id.rawValue) - 1].isVideo == video else {
+            throw MovieWriterError(.unknownTrack, "\(id) is not a \(video ? "video" : "audio") track of this writer")
+        }
+        return tracks[Int(id.rawValue) - 1]
+    }
+
+    /// Runs a step that writes to the sink or adds to the sample tables: when it fails, the
+    /// movie cannot continue, and the writer has failed.
+    func stoppingOnFailure<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch {
@@ -174,32 +123,22 @@ public final class MovieWriter {
         }
     }
 
-    private func track(_ id: TrackID, video: Bool) throws -> TrackBuilder {
-        guard id.rawValue >= 1, Int(id.rawValue) <= tracks.count, tracks[Int(id.rawValue) - 1].isVideo == video else {
-            throw MovieWriterError(.unknownTrack, "\(id) is not a \(video ? "video" : "audio") track of this writer")
-        }
-        return tracks[Int(id.rawValue) - 1]
+    /// Builds the movie atom from the tracks as they are now.
+    var movieAtomBuilder: MovieAtomBuilder {
+        MovieAtomBuilder(configuration: configuration, tracks: tracks, spill: spill)
     }
 
-    private func begin() throws {
+    /// Writes the file header before the first sample (``MovieFileHeader``), or checks that the
+    /// movie can still take samples.
+    func begin() throws {
         switch state {
         case .configuring:
             guard !tracks.isEmpty else { throw MovieWriterError(.invalidState, "starting the movie: add a track first") }
-            var header = ByteWriter(capacity: 36)
-            try FileTypeAtom.quickTime.write(to: &header)
-            header.write(UInt32(8))
-            header.write("wide" as FourCC)
-            if isFragmented {
-                // An empty movie atom that declares fragments; fragments follow it.
-                // No samples yet, so no table has entries waiting elsewhere.
-                let moov = try movieAtom(fragmentHeader: true)
-                precondition(moov.atom.externalSpans.isEmpty, "the first movie atom has no table entries")
-                header.write(contentsOf: moov.atom.bytes)
-            } else {
-                header.write(UInt32(0))  // mdat size: "to the end of the file" until finished
-                header.write("mdat" as FourCC)
-            }
-            try store(header.bytes, at: 0, step: "writing the file header")
+            // With fragments, an empty movie atom that declares them; fragments follow it. No
+            // samples yet, so no table has entries waiting elsewhere.
+            let fragmentHeader = try isFragmented ? movieAtomBuilder.movieAtom(fragmentHeader: true).atom : nil
+            let header = try MovieFileHeader.bytes(fragmentHeader: fragmentHeader)
+            try stoppingOnFailure { try output.store(header, at: 0, step: "writing the file header") }
             fileOffset = UInt64(header.count)
             state = .writing
         case .writing:
@@ -208,438 +147,6 @@ public final class MovieWriter {
             throw MovieWriterError(.invalidState, "appending a sample: the movie is already finished")
         case .failed:
             throw MovieWriterError(.invalidState, "appending a sample: an earlier write failed, so the movie cannot continue")
-        }
-    }
-
-    /// Appends one video sample (an access unit of length-prefixed NAL units for H.264).
-    ///
-    /// - Parameters:
-    ///   - data: the sample's bytes; they are copied.
-    ///   - track: a video track of this writer.
-    ///   - decodeTime: ticks of the track's time scale; must increase from sample to sample.
-    ///   - presentationTime: ticks; not before `decodeTime`. Differs from it with B-frames.
-    ///   - isSync: whether the sample can be decoded on its own (an IDR picture).
-    /// - Throws: ``MovieWriterError`` for bad timestamps, a wrong track or a failed write.
-    public func appendVideoSample(_ data: UnsafeRawBufferPointer, to track: TrackID, decodeTime: Int64,
-                                  presentationTime: Int64, isSync: Bool) throws {
-        try appendVideoSample(size: data.count, to: track, decodeTime: decodeTime, presentationTime: presentationTime,
-                              isSync: isSync) { $0.append(copying: data) }
-    }
-
-    /// Appends one H.264 video sample, each NAL unit behind its four-byte length, without
-    /// copying the NAL units: their bytes go to the sink when the sample's chunk or fragment is
-    /// written, gathered with the other samples' into one write.
-    ///
-    /// - Important: `bytes` must stay valid and unchanged until ``finish(endTimes:)`` returns (or
-    ///   the writer fails and is discarded), such as a mapped input file's.
-    /// - Parameters:
-    ///   - nalUnits: where the sample's NAL units lie in `bytes`, as
-    ///     ``AnnexBStream/AccessUnit/nalUnitRanges``.
-    ///   - others: as ``appendVideoSample(_:to:decodeTime:presentationTime:isSync:)``.
-    package func appendVideoSample(borrowingNALUnits nalUnits: ArraySlice<Range<Int>>, of bytes: UnsafeRawBufferPointer,
-                                   to track: TrackID, decodeTime: Int64, presentationTime: Int64, isSync: Bool) throws {
-        var size = 0
-        for range in nalUnits {
-            precondition(range.lowerBound >= 0 && range.upperBound <= bytes.count, "a NAL unit lies outside its bytes")
-            size += 4 + range.count
-        }
-        try appendVideoSample(size: size, to: track, decodeTime: decodeTime, presentationTime: presentationTime,
-                              isSync: isSync) { media in
-            for range in nalUnits {
-                media.append(bigEndian: UInt32(range.count))
-                media.append(borrowing: UnsafeRawBufferPointer(rebasing: bytes[range]))
-            }
-        }
-    }
-
-    private func appendVideoSample(size: Int, to track: TrackID, decodeTime: Int64, presentationTime: Int64, isSync: Bool,
-                                   bytes appendBytes: (inout PendingMedia) -> Void) throws {
-        let builder = try self.track(track, video: true)
-        guard size > 0, size <= Int(UInt32.max) else {
-            throw MovieWriterError(.invalidSample, "\(track): a video sample of \(size) bytes cannot be stored")
-        }
-        if builder.firstDecodeTime != nil {
-            guard decodeTime > builder.lastDecodeTime, decodeTime - builder.lastDecodeTime <= Int64(UInt32.max) else {
-                throw MovieWriterError(.invalidTimestamps,
-                    "\(track): decode time \(decodeTime) does not follow the previous sample's \(builder.lastDecodeTime)")
-            }
-        }
-        guard presentationTime >= decodeTime, presentationTime - decodeTime <= Int64(Int32.max) else {
-            throw MovieWriterError(.invalidTimestamps,
-                "\(track): presentation time \(presentationTime) is before decode time \(decodeTime)")
-        }
-        try begin()
-        if isFragmented {
-            // The first fragment goes out with the first frame, so a file cut off early already
-            // holds a playable picture; later ones every interval.
-            if builder === drivingTrack, let start = fragmentStart, !builder.fragmentSamples.isEmpty,
-               fragmentSequence == 0 || decodeTime - start >= builder.fragmentTicks {
-                try writeFragment(nextDecodeTimes: [builder.id: decodeTime])
-            }
-            if builder === drivingTrack, builder.fragmentSamples.isEmpty { fragmentStart = decodeTime }
-            builder.fragmentSamples.append(.init(size: UInt32(size), decodeTime: decodeTime,
-                                                 compositionOffset: Int32(presentationTime - decodeTime), isSync: isSync))
-        } else if builder.chunkSampleCount > 0, decodeTime - builder.chunkStartTime >= builder.chunkTicks {
-            try writeChunk(of: builder)
-        }
-        if builder.chunkSampleCount == 0 { builder.chunkStartTime = decodeTime }
-        if omitsMediaData { builder.chunk.append(omitting: size) } else { appendBytes(&builder.chunk) }
-        builder.chunkSampleCount += 1
-        try updatingTables {
-            try builder.recordVideoSample(size: size, decodeTime: decodeTime, presentationTime: presentationTime, isSync: isSync)
-        }
-    }
-
-    /// Appends a video sample from an array.
-    public func appendVideoSample(_ data: [UInt8], to track: TrackID, decodeTime: Int64, presentationTime: Int64,
-                                  isSync: Bool) throws {
-        try data.withUnsafeBytes {
-            try appendVideoSample($0, to: track, decodeTime: decodeTime, presentationTime: presentationTime, isSync: isSync)
-        }
-    }
-
-    /// Appends interleaved PCM frames to an audio track. The track's time follows its frame
-    /// count from `startTime`, which only the first call sets.
-    ///
-    /// - Parameters:
-    ///   - data: whole frames in the track's PCM format; copied.
-    ///   - track: the audio track, as ``addAudioTrack(_:)`` returned it.
-    ///   - startTime: for the first call, where the first frame sits on the movie timeline, in
-    ///     ticks of the sample rate (negative when audio began before the movie).
-    /// - Throws: ``MovieWriterError`` for partial frames, a wrong track or a failed write.
-    public func appendAudioFrames(_ data: UnsafeRawBufferPointer, to track: TrackID, startTime: Int64 = 0) throws {
-        try appendAudioFrames(data, to: track, startTime: startTime, borrowing: false)
-    }
-
-    /// Appends interleaved PCM frames without copying them: their bytes go to the sink when the
-    /// chunk or fragment is written.
-    ///
-    /// - Important: `data` must stay valid and unchanged until ``finish(endTimes:)`` returns (or
-    ///   the writer fails and is discarded), such as a mapped input file's.
-    /// - Parameters: as ``appendAudioFrames(_:to:startTime:)``.
-    package func appendAudioFrames(borrowing data: UnsafeRawBufferPointer, to track: TrackID, startTime: Int64 = 0) throws {
-        try appendAudioFrames(data, to: track, startTime: startTime, borrowing: true)
-    }
-
-    private func appendAudioFrames(_ data: UnsafeRawBufferPointer, to track: TrackID, startTime: Int64, borrowing: Bool) throws {
-        let builder = try self.track(track, video: false)
-        guard data.count % builder.bytesPerFrame == 0 else {
-            throw MovieWriterError(.invalidSample,
-                "\(track): \(data.count) bytes of PCM are not whole frames of \(builder.bytesPerFrame) bytes")
-        }
-        let frames = data.count / builder.bytesPerFrame
-        guard frames > 0 else { return }
-        try begin()
-        if builder.chunkSampleCount == 0 { builder.chunkStartTime = builder.decodeEnd }
-        if omitsMediaData {
-            builder.chunk.append(omitting: data.count)
-        } else if borrowing {
-            builder.chunk.append(borrowing: data)
-        } else {
-            builder.chunk.append(copying: data)
-        }
-        builder.chunkSampleCount += UInt32(frames)
-        try updatingTables { try builder.recordAudioFrames(frames, startTime: startTime) }
-        if isFragmented {
-            let limit = builder.fragmentTicks
-            // Audio drives the fragments of an audio-only movie; with video it only forces one
-            // when the video has stalled for three intervals.
-            if Int64(builder.chunkSampleCount) >= (builder === drivingTrack ? limit : 3 * limit) {
-                try writeFragment(nextDecodeTimes: [:])
-            }
-        } else if Int64(builder.chunkSampleCount) >= builder.chunkTicks {
-            try writeChunk(of: builder)
-        }
-    }
-
-    /// Appends PCM frames from an array.
-    public func appendAudioFrames(_ data: [UInt8], to track: TrackID, startTime: Int64 = 0) throws {
-        try data.withUnsafeBytes { try appendAudioFrames($0, to: track, startTime: startTime) }
-    }
-
-    private func writeChunk(of builder: TrackBuilder) throws {
-        let offset = fileOffset
-        try storeMedia([(builder, builder.chunk.count)], at: offset, step: "writing media of track \(builder.id)")
-        fileOffset += UInt64(builder.chunk.count)
-        try updatingTables { try builder.recordChunk(at: offset) }
-    }
-
-    /// Writes `header`, then the first `count` pending bytes of each track, from `offset`: into
-    /// the media batch when writes are coalesced and the copied bytes fit, otherwise at once in
-    /// one gathered write.
-    private func storeMedia(header: UnsafeRawBufferPointer = UnsafeRawBufferPointer(start: nil, count: 0),
-                            _ parts: [(track: TrackBuilder, count: Int)], at offset: UInt64, step: String) throws {
-        if omitsMediaData {  // the pending media is only a byte count: a hole in the file
-            if !header.isEmpty { try store(header, at: offset, step: step) }
-            return
-        }
-        if let batch = mediaBatch {
-            if !batch.continues(at: offset) { try flushMedia() }
-            let copied = header.count + parts.reduce(0) { $0 + $1.track.chunk.copiedCount(prefix: $1.count) }
-            if copied > batch.stagingSpace { try flushMedia() }
-            if copied <= batch.stagingSpace {
-                if batch.isEmpty { batch.begin(at: offset) }
-                batch.append(copying: header)
-                for part in parts {
-                    part.track.chunk.forEachBuffer(prefix: part.count) { buffer, isBorrowed in
-                        if isBorrowed { batch.append(borrowing: buffer) } else { batch.append(copying: buffer) }
-                    }
-                }
-                if batch.isFull { try flushMedia() }
-                return
-            }
-        }
-        func gather(from index: Int, _ buffers: [UnsafeRawBufferPointer]) throws {
-            guard index < parts.count else { return try store(gathering: buffers, at: offset, step: step) }
-            try parts[index].track.chunk.withBuffers(prefix: parts[index].count) { try gather(from: index + 1, buffers + $0) }
-        }
-        try gather(from: 0, header.isEmpty ? [] : [header])
-    }
-
-    /// Writes the coalesced media collected so far, if it is at least `minimum` bytes, instead of
-    /// waiting for the batch to fill: for a caller about to wait for more input, which would
-    /// otherwise leave the disk idle while it waits.
-    package func writeCollectedMedia(ifAtLeast minimum: Int) throws {
-        guard let batch = mediaBatch, batch.count >= minimum else { return }
-        try flushMedia()
-    }
-
-    /// Hands the media batch to the sink.
-    private func flushMedia() throws {
-        guard let batch = mediaBatch, !batch.isEmpty else { return }
-        defer { batch.removeAll() }
-        try write(gathering: batch.buffers, at: batch.offset, step: "writing media")
-    }
-
-    /// Writes `bytes` after any batched media.
-    private func store(_ bytes: UnsafeRawBufferPointer, at offset: UInt64, step: String) throws {
-        try flushMedia()
-        try write(bytes, at: offset, step: step)
-    }
-
-    /// Writes `buffers` after any batched media.
-    private func store(gathering buffers: [UnsafeRawBufferPointer], at offset: UInt64, step: String) throws {
-        try flushMedia()
-        try write(gathering: buffers, at: offset, step: step)
-    }
-
-    private func write(_ bytes: UnsafeRawBufferPointer, at offset: UInt64, step: String) throws {
-        do {
-            try sink.write(bytes, at: offset)
-        } catch {
-            state = .failed
-            throw MovieWriterError(.writeFailed, step + " at byte \(offset)", underlying: error)
-        }
-    }
-
-    private func write(gathering buffers: [UnsafeRawBufferPointer], at offset: UInt64, step: String) throws {
-        if buffers.count == 1 { return try write(buffers[0], at: offset, step: step) }
-        do {
-            try sink.write(gathering: buffers, at: offset)
-        } catch {
-            state = .failed
-            throw MovieWriterError(.writeFailed, step + " at byte \(offset)", underlying: error)
-        }
-    }
-
-    private func store(_ bytes: [UInt8], at offset: UInt64, step: String) throws {
-        try bytes.withUnsafeBytes { try store($0, at: offset, step: step) }
-    }
-
-    // MARK: Repair
-
-    /// A writer that finishes a fragmented file cut off before its end: its media stays where it
-    /// is, and the samples found in its fragments are entered with the `adopt` calls.
-    init(repairing sink: any MovieByteSink, configuration: Configuration, mediaEnd: UInt64) {
-        self.sink = sink
-        self.configuration = configuration
-        spill = SampleTableSpill(sink: sink, blockSize: Self.defaultTableBlockSize)
-        mediaBatch = nil
-        state = .writing
-        fileOffset = mediaEnd
-    }
-
-    /// Adds a track to a writer made by ``init(repairing:configuration:mediaEnd:)``.
-    func adoptTrack(_ media: TrackBuilder.Media) -> TrackID {
-        let id = UInt32(tracks.count + 1)
-        tracks.append(TrackBuilder(id: id, media: media, chunkDuration: configuration.chunkDuration, spill: spill))
-        return TrackID(rawValue: id)
-    }
-
-    /// Enters a run of video samples already in the file at `offset`, as one chunk.
-    /// - Throws: ``MovieWriterError`` when the tables cannot use scratch storage.
-    func adoptVideoRun(_ track: TrackID, at offset: UInt64,
-                       samples: [(size: UInt32, decodeTime: Int64, compositionOffset: Int32, isSync: Bool)]) throws {
-        let builder = tracks[Int(track.rawValue) - 1]
-        try updatingTables {
-            for s in samples {
-                try builder.recordVideoSample(size: Int(s.size), decodeTime: s.decodeTime,
-                                              presentationTime: s.decodeTime + Int64(s.compositionOffset), isSync: s.isSync)
-            }
-            try builder.addChunk(at: offset, sampleCount: UInt32(samples.count))
-        }
-    }
-
-    /// Enters a run of PCM frames already in the file at `offset`, as one chunk.
-    /// - Throws: ``MovieWriterError`` when the tables cannot use scratch storage.
-    func adoptAudioRun(_ track: TrackID, at offset: UInt64, frames: Int, startTime: Int64) throws {
-        let builder = tracks[Int(track.rawValue) - 1]
-        try updatingTables {
-            try builder.recordAudioFrames(frames, startTime: startTime)
-            try builder.addChunk(at: offset, sampleCount: UInt32(frames))
-        }
-    }
-
-    /// The track whose time decides when a fragment is due: the first video track, else the
-    /// first track (set as tracks are added).
-    @exclusivity(unchecked) private var drivingTrack: TrackBuilder?
-
-    /// Writes the pending samples as one movie fragment: `moof` then `mdat`, with one `trun`
-    /// per track (PCM described by `tfhd` defaults, not per frame).
-    ///
-    /// The `mdat` is written first and the `moof` in front of it last, so a process killed
-    /// mid-write leaves a zero-filled gap that readers take as the end of the file, never a
-    /// fragment whose data is missing. With ``Configuration/coalescesMediaWrites`` (a muxer)
-    /// both join the media batch, header first, and go out in the batch's writes in file order:
-    /// a process killed between them leaves a file that ends inside the fragment's `mdat`,
-    /// which its size shows, and repair drops that fragment.
-    /// - Parameter nextDecodeTimes: for video tracks, the decode time of the sample after the
-    ///   pending ones, which fixes the last one's duration; a track without one keeps its last
-    ///   sample for the next fragment unless `final`.
-    private func writeFragment(nextDecodeTimes: [UInt32: Int64], final: Bool = false) throws {
-        if fragmentShift == nil {
-            // tfdt is unsigned: shift every track by the video's B-frame delay (a negative first
-            // decode time), in seconds, so relative timing survives in a crash-cut file.
-            let delays = tracks.compactMap { t -> (Int64, UInt32)? in
-                guard let first = t.firstDecodeTime, first < 0 else { return nil }
-                return (-first, t.timescale)
-            }
-            fragmentShift = delays.max { Double($0.0) / Double($0.1) < Double($1.0) / Double($1.1) } ?? (0, 1)
-        }
-        let shift = fragmentShift!
-        // Each part writes its track's `traf` with a zero data offset and says where that offset
-        // lies; the offsets are patched in once the `moof`'s size is known.
-        struct Part { var track: TrackBuilder; var count: Int; var bytes: Int; var traf: (inout ByteWriter) throws -> Int }
-        var parts: [Part] = []
-        for track in tracks where track.chunkSampleCount > 0 {
-            let trackShift = rescale(shift.value, from: shift.timescale, to: track.timescale)
-            guard let first = track.firstDecodeTime else { continue }
-            if track.isVideo {
-                let pending = track.fragmentSamples
-                var count = pending.count
-                let next = nextDecodeTimes[track.id]
-                if next == nil && !final { count -= 1 }
-                guard count > 0 else { continue }
-                var samples: [TrackRunAtom.Sample] = []
-                samples.reserveCapacity(count)
-                for i in 0..<count {
-                    let duration: UInt32
-                    if i + 1 < pending.count {
-                        duration = UInt32(pending[i + 1].decodeTime - pending[i].decodeTime)
-                    } else if let next {
-                        duration = UInt32(next - pending[i].decodeTime)
-                    } else {
-                        duration = track.finalDuration ?? track.lastDelta ?? 1
-                    }
-                    samples.append(.init(duration: duration, size: pending[i].size,
-                                         flags: pending[i].isSync ? TrackRunAtom.syncSampleFlags : TrackRunAtom.nonSyncSampleFlags,
-                                         compositionOffset: pending[i].compositionOffset))
-                }
-                let baseTime = UInt64(max(0, pending[0].decodeTime + trackShift))
-                let bytes = pending.prefix(count).reduce(0) { $0 + Int($1.size) }
-                let fields = TrackRunAtom.durationPresent | TrackRunAtom.sizePresent | TrackRunAtom.flagsPresent
-                    | (track.hasCompositionOffsets ? TrackRunAtom.compositionOffsetPresent : 0)
-                parts.append(Part(track: track, count: count, bytes: bytes) { w in
-                    var offsetPosition = 0
-                    try w.writeAtom("traf") { w in
-                        try TrackFragmentHeaderAtom(trackID: track.id).write(to: &w)
-                        try TrackFragmentDecodeTimeAtom(baseMediaDecodeTime: baseTime).write(to: &w)
-                        offsetPosition = w.count + TrackRunAtom.dataOffsetPosition
-                        try TrackRunAtom(dataOffset: 0, sampleCount: UInt32(count), sampleFields: fields, samples: samples).write(to: &w)
-                    }
-                    return offsetPosition
-                })
-            } else {
-                let count = Int(track.chunkSampleCount)
-                let written = Int64(track.sampleCount) - Int64(count)
-                let baseTime = UInt64(max(0, first + written + trackShift))
-                let frameBytes = track.bytesPerFrame
-                parts.append(Part(track: track, count: count, bytes: count * frameBytes) { w in
-                    var offsetPosition = 0
-                    try w.writeAtom("traf") { w in
-                        try TrackFragmentHeaderAtom(trackID: track.id, defaultSampleDuration: 1, defaultSampleSize: UInt32(frameBytes),
-                                                    defaultSampleFlags: TrackRunAtom.syncSampleFlags).write(to: &w)
-                        try TrackFragmentDecodeTimeAtom(baseMediaDecodeTime: baseTime).write(to: &w)
-                        offsetPosition = w.count + TrackRunAtom.dataOffsetPosition
-                        try TrackRunAtom(dataOffset: 0, sampleCount: UInt32(count), sampleFields: 0, samples: []).write(to: &w)
-                    }
-                    return offsetPosition
-                })
-            }
-        }
-        guard !parts.isEmpty else { return }
-        fragmentSequence += 1
-        let payload = parts.reduce(0) { $0 + $1.bytes }
-        let mdatSize = 8 + payload
-        // The moof is laid out once, then each run's data offset (from the moof's start to its
-        // track's media in the mdat that follows) is patched in.
-        var w = ByteWriter(capacity: 64 + parts.reduce(0) { $0 + 64 + 16 * $1.count })
-        var offsetPositions: [Int] = []
-        try w.writeAtom("moof") { w in
-            try MovieFragmentHeaderAtom(sequenceNumber: fragmentSequence).write(to: &w)
-            for part in parts { offsetPositions.append(try part.traf(&w)) }
-        }
-        let moofSize = w.count
-        // The mdat's size is 32 bits, and a run's data offset a signed 32-bit count of bytes from
-        // the moof's start.
-        func doesNotFit() -> MovieWriterError {
-            MovieWriterError(.invalidSample,
-                "writing a fragment: \(payload) bytes of media do not fit one fragment; use a shorter fragment interval")
-        }
-        guard mdatSize <= Int(UInt32.max) else { throw doesNotFit() }
-        var offsets: [Int32] = []
-        var position = moofSize + 8
-        for (part, at) in zip(parts, offsetPositions) {
-            guard position <= Int(Int32.max) else { throw doesNotFit() }
-            offsets.append(Int32(position))
-            w.patch(UInt32(position), at: at)
-            position += part.bytes
-        }
-        let fragmentStartOffset = fileOffset
-        var mdat = ByteWriter(capacity: 8)
-        mdat.write(UInt32(mdatSize))
-        mdat.write("mdat" as FourCC)
-        if mediaBatch != nil, configuration.durability == .none {
-            // Coalesced (a muxer): the header joins the batch ahead of its media, so fragments
-            // go out together in the batch's few large writes.
-            w.write(contentsOf: mdat.bytes)
-            try w.bytes.withUnsafeBytes {
-                try storeMedia(header: $0, parts.map { ($0.track, $0.bytes) }, at: fragmentStartOffset,
-                               step: "writing fragment \(fragmentSequence)")
-            }
-        } else {
-            // The media first, then the header that points to it.
-            try mdat.bytes.withUnsafeBytes {
-                try storeMedia(header: $0, parts.map { ($0.track, $0.bytes) }, at: fragmentStartOffset + UInt64(moofSize),
-                               step: "writing fragment \(fragmentSequence)'s media")
-            }
-            try store(w.bytes, at: fragmentStartOffset, step: "writing fragment \(fragmentSequence)'s header")
-        }
-        if configuration.durability == .syncEachFragment {
-            do { try sink.synchronize() } catch {
-                state = .failed
-                throw MovieWriterError(.writeFailed, "flushing fragment \(fragmentSequence) to disk", underlying: error)
-            }
-        }
-        fileOffset += UInt64(moofSize + mdatSize)
-        try updatingTables {
-            for (part, offset) in zip(parts, offsets) {
-                try part.track.addChunk(at: fragmentStartOffset + UInt64(offset), sampleCount: UInt32(part.count))
-                part.track.consumePending(samples: part.count, bytes: part.bytes)
-            }
-        }
-        if let driving = drivingTrack, driving.isVideo {
-            fragmentStart = driving.fragmentSamples.first?.decodeTime
         }
     }
 
@@ -662,213 +169,45 @@ public final class MovieWriter {
     @discardableResult
     public func finish(endTimes: [TrackID: Int64] = [:]) throws -> Summary {
         try begin()
+        try writeRemainingMedia(endTimes: endTimes)
+        // The movie atom goes down before the header that hides the fragments: if the disk fills
+        // while writing it, the file is still a fragmented movie that repair can finish.
+        let mediaEnd = fileOffset
+        let moov = try movieAtomBuilder.movieAtom()
+        // The scratch file goes once the movie atom is stored, or its storing failed: a failed
+        // writer never writes tables again.
+        defer { spill.close() }
+        try stoppingOnFailure { try moov.store(to: output, at: mediaEnd, tableBlockSize: spill.blockSize) }
+        fileOffset += UInt64(moov.atom.count)
+        let mdat = MovieFileHeader.mediaDataSize(mediaEnd: mediaEnd, isFragmented: isFragmented)
+        try stoppingOnFailure { try output.store(mdat.bytes, at: mdat.offset, step: mdat.step) }
+        state = .finished
+        var counts: [TrackID: UInt64] = [:]
+        for t in tracks { counts[TrackID(rawValue: t.id)] = t.sampleCount }
+        return Summary(duration: moov.duration, movieTimescale: configuration.movieTimescale, fileSize: fileOffset,
+                       sampleCounts: counts, usesLargeOffsets: tracks.contains { $0.chunkOffsets.needsLargeOffsets })
+    }
+
+    /// Writes the media still pending and closes the tracks (``TrackBuilder/close(endTime:)``).
+    /// With fragments, the last fragment goes out after the video tracks are closed, which fixes
+    /// their last durations, and before the audio tracks are, whose cut needs every frame
+    /// written; without, the pending chunks go out earliest first.
+    private func writeRemainingMedia(endTimes: [TrackID: Int64]) throws {
+        func close(_ tracks: [TrackBuilder]) throws {
+            try stoppingOnFailure {
+                for builder in tracks { try builder.close(endTime: endTimes[TrackID(rawValue: builder.id)]) }
+            }
+        }
         if isFragmented {
-            try updatingTables {
-                for builder in tracks where builder.isVideo { try builder.close(endTime: endTimes[TrackID(rawValue: builder.id)]) }
-            }
+            try close(tracks.filter { $0.isVideo })
             try writeFragment(nextDecodeTimes: [:], final: true)
-            try updatingTables {
-                for builder in tracks where !builder.isVideo { try builder.close(endTime: endTimes[TrackID(rawValue: builder.id)]) }
-            }
+            try close(tracks.filter { !$0.isVideo })
         } else {
             let pending = tracks.filter { $0.chunkSampleCount > 0 }.sorted {
                 rescale($0.chunkStartTime, from: $0.timescale, to: 1_000_000) < rescale($1.chunkStartTime, from: $1.timescale, to: 1_000_000)
             }
             for builder in pending { try writeChunk(of: builder) }
-            try updatingTables {
-                for builder in tracks { try builder.close(endTime: endTimes[TrackID(rawValue: builder.id)]) }
-            }
-        }
-
-        // The movie atom goes down before the header that hides the fragments: if the disk fills
-        // while writing it, the file is still a fragmented movie that repair can finish.
-        let mediaEnd = fileOffset
-        let moov = try movieAtom()
-        // The scratch file goes once the movie atom is stored, or its storing failed: a failed
-        // writer never writes tables again.
-        defer { spill.close() }
-        try updatingTables { try storeMovieAtom(moov, at: mediaEnd) }
-        let duration = moov.duration
-        fileOffset += UInt64(moov.atom.count)
-        let mdatSize = mediaEnd - Self.mdatHeaderOffset
-        if mdatSize <= UInt64(UInt32.max) && !isFragmented {
-            var size = ByteWriter(capacity: 4)
-            size.write(UInt32(mdatSize))
-            try store(size.bytes, at: Self.mdatHeaderOffset, step: "setting the mdat size")
-        } else {
-            // Over `wide` (and, with fragments, the first movie atom's header): a 64-bit mdat that
-            // turns everything up to here — fragment headers included — into media data.
-            var header = ByteWriter(capacity: 16)
-            header.write(UInt32(1))
-            header.write("mdat" as FourCC)
-            header.write(mediaEnd - (Self.mdatHeaderOffset - 8))
-            try store(header.bytes, at: Self.mdatHeaderOffset - 8, step: "setting the 64-bit mdat size")
-        }
-        state = .finished
-        var counts: [TrackID: UInt64] = [:]
-        for t in tracks { counts[TrackID(rawValue: t.id)] = t.sampleCount }
-        return Summary(duration: duration, movieTimescale: configuration.movieTimescale, fileSize: fileOffset,
-                       sampleCounts: counts, usesLargeOffsets: tracks.contains { $0.chunkOffsets.needsLargeOffsets })
-    }
-
-    /// A movie atom whose sample-table entries are copied in when it is stored.
-    private struct MovieAtom {
-        /// The atom, with an external span for each table's entries.
-        var atom: ByteWriter
-        /// What fills each external span, by its source number.
-        var tables: [(MovieAtomOutput) throws -> Void]
-        /// The movie's duration in movie ticks.
-        var duration: UInt64
-    }
-
-    /// Writes the movie atom at `offset`: its own bytes and the tables' entries (from memory
-    /// and scratch storage) gathered into writes of up to 256 KiB, never the whole atom at once.
-    private func storeMovieAtom(_ moov: MovieAtom, at offset: UInt64) throws {
-        let output = MovieAtomOutput(capacity: max(spill.blockSize, 16, min(moov.atom.count, 1 << 18)), at: offset) { bytes, position in
-            try self.store(bytes, at: position, step: "writing the movie atom")
-        }
-        var index = 0
-        try moov.atom.bytes.withUnsafeBytes { bytes in
-            for span in moov.atom.externalSpans {
-                try output.append(UnsafeRawBufferPointer(rebasing: bytes[index..<span.insertionIndex]))
-                index = span.insertionIndex
-                let before = output.count
-                try moov.tables[span.source](output)
-                guard output.count - before == span.count else {
-                    throw MovieWriterError(.invalidState,
-                        "writing the movie atom: a sample table gave \(output.count - before) bytes where \(span.count) were reserved")
-                }
-            }
-            try output.append(UnsafeRawBufferPointer(rebasing: bytes[index...]))
-        }
-        try output.flush()
-    }
-
-    /// Builds `moov` from the tracks' tables; for the header of a fragmented file, with `mvex`.
-    private func movieAtom(fragmentHeader: Bool = false) throws -> MovieAtom {
-        let movieTimescale = configuration.movieTimescale
-        let time = configuration.creationTime
-        let edits = tracks.map { $0.edits(movieTimescale: movieTimescale) }
-        let trackDurations = edits.map { $0.reduce(UInt64(0)) { $0 + $1.segmentDuration } }
-        let movieDuration = trackDurations.max() ?? 0
-        var w = ByteWriter(capacity: 4096)
-        var tables: [(MovieAtomOutput) throws -> Void] = []
-        try w.writeAtom("moov") { w in
-            try MovieHeaderAtom(creationTime: time, modificationTime: time, timescale: movieTimescale,
-                                duration: movieDuration, nextTrackID: UInt32(tracks.count + 1)).write(to: &w)
-            for (index, track) in tracks.enumerated() {
-                try writeTrack(track, edits: edits[index], duration: trackDurations[index], to: &w, tables: &tables)
-            }
-            if fragmentHeader {
-                try w.writeAtom("mvex") { w in
-                    for track in tracks { try TrackExtendsAtom(trackID: track.id).write(to: &w) }
-                }
-            }
-            if !configuration.metadata.isEmpty {
-                try MetadataAtom(items: configuration.metadata).write(to: &w)
-            }
-        }
-        return MovieAtom(atom: w, tables: tables, duration: movieDuration)
-    }
-
-    private func writeTrack(_ track: TrackBuilder, edits: [EditListAtom.Entry], duration: UInt64,
-                            to w: inout ByteWriter, tables: inout [(MovieAtomOutput) throws -> Void]) throws {
-        let time = configuration.creationTime
-        try w.writeAtom("trak") { w in
-            switch track.media {
-            case .video(let format):
-                let width = format.sampleEntry.width, height = format.sampleEntry.height
-                try TrackHeaderAtom(trackID: track.id, creationTime: time, duration: duration, volume: 0,
-                                    matrix: format.orientation.matrix(width: Int32(width), height: Int32(height)),
-                                    width: UInt32(width) << 16, height: UInt32(height) << 16).write(to: &w)
-            case .audio:
-                try TrackHeaderAtom(trackID: track.id, creationTime: time, duration: duration, volume: 0x0100,
-                                    matrix: .identity, width: 0, height: 0).write(to: &w)
-            }
-            if !edits.isEmpty {
-                try w.writeAtom("edts") { try EditListAtom(entries: edits).write(to: &$0) }
-            }
-            try w.writeAtom("mdia") { w in
-                try MediaHeaderAtom(creationTime: time, timescale: track.timescale, duration: track.mediaDuration).write(to: &w)
-                try (track.isVideo
-                    ? HandlerAtom(componentType: "mhlr", componentSubtype: "vide", name: "Core Media Video")
-                    : HandlerAtom(componentType: "mhlr", componentSubtype: "soun", name: "Core Media Audio")).write(to: &w)
-                try w.writeAtom("minf") { w in
-                    if track.isVideo {
-                        try VideoMediaHeaderAtom().write(to: &w)
-                    } else {
-                        try SoundMediaHeaderAtom().write(to: &w)
-                    }
-                    try HandlerAtom(componentType: "dhlr", componentSubtype: "url ", name: "Core Media Data Handler").write(to: &w)
-                    try w.writeAtom("dinf") { try DataReferenceAtom().write(to: &$0) }
-                    try writeSampleTable(track, to: &w, tables: &tables)
-                }
-            }
-        }
-    }
-
-    /// Writes `stbl`. Each table atom's header goes into `w` (the layouts of
-    /// ``TimeToSampleAtom``, ``SyncSampleAtom``, ``CompositionOffsetAtom``,
-    /// ``SampleToChunkAtom``, ``SampleSizeAtom`` and ``ChunkOffsetAtom``/``ChunkOffset64Atom``);
-    /// its entries, already encoded, are an external span that `tables` fills.
-    private func writeSampleTable(_ track: TrackBuilder, to w: inout ByteWriter,
-                                  tables: inout [(MovieAtomOutput) throws -> Void]) throws {
-        guard track.sampleCount <= UInt64(UInt32.max) else {
-            throw MovieWriterError(.invalidState,
-                "writing the sample table of track \(track.id): \(track.sampleCount) samples exceed the 32-bit count of 'stsz'; split the recording")
-        }
-        let spill = self.spill
-        /// Writes a table atom: version 0, no flags, `header` (the entry count, and for `stsz`
-        /// the constant size before it), then `byteCount` bytes of entries from `entries`.
-        func writeTable(_ type: FourCC, header: [UInt32], byteCount: Int, to w: inout ByteWriter,
-                        entries: @escaping (MovieAtomOutput) throws -> Void) throws {
-            try w.writeAtom(type) { w in
-                w.writeVersionAndFlags(version: 0, flags: 0)
-                for value in header { w.write(value) }
-                w.reserveExternal(byteCount, source: tables.count)
-                if byteCount > 0 { tables.append(entries) }
-            }
-        }
-        try w.writeAtom("stbl") { w in
-            try SampleDescriptionAtom(entries: [track.sampleEntry]).write(to: &w)
-            let durations = track.durations
-            try writeTable("stts", header: [UInt32(durations.entryCount)], byteCount: durations.byteCount, to: &w) {
-                try durations.write(to: $0, spill: spill)
-            }
-            if track.isVideo, UInt64(track.syncSamples.count) < track.sampleCount {
-                let syncSamples = track.syncSamples
-                try writeTable("stss", header: [UInt32(syncSamples.count)], byteCount: syncSamples.byteCount, to: &w) {
-                    try syncSamples.write(to: $0, spill: spill)
-                }
-            }
-            if track.hasCompositionOffsets {
-                let offsets = track.compositionOffsets
-                try writeTable("ctts", header: [UInt32(offsets.entryCount)], byteCount: offsets.byteCount, to: &w) {
-                    try offsets.write(to: $0, spill: spill)
-                }
-            }
-            let samplesPerChunk = track.samplesPerChunk
-            try writeTable("stsc", header: [UInt32(samplesPerChunk.entryCount)], byteCount: samplesPerChunk.byteCount, to: &w) {
-                try samplesPerChunk.write(to: $0, spill: spill)
-            }
-            if track.isVideo {
-                let sizes = track.sizes
-                try writeTable("stsz", header: [0, UInt32(sizes.count)], byteCount: sizes.byteCount, to: &w) {
-                    try sizes.write(to: $0, spill: spill)
-                }
-            } else {
-                try SampleSizeAtom(constantSize: UInt32(track.bytesPerFrame), sampleCount: UInt32(track.sampleCount)).write(to: &w)
-            }
-            let chunkOffsets = track.chunkOffsets
-            if chunkOffsets.needsLargeOffsets {
-                try writeTable("co64", header: [UInt32(chunkOffsets.count)], byteCount: chunkOffsets.offsets64.byteCount, to: &w) {
-                    try chunkOffsets.offsets64.write(to: $0, spill: spill)
-                }
-            } else {
-                try writeTable("stco", header: [UInt32(chunkOffsets.count)], byteCount: chunkOffsets.offsets32.byteCount, to: &w) {
-                    try chunkOffsets.offsets32.write(to: $0, spill: spill)
-                }
-            }
+            try close(tracks)
         }
     }
 }
