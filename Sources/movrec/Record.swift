@@ -76,7 +76,8 @@ extension RecordCommand {
         await service.observeRotation(of: rotation)
         try rotation.setCamera(sources.video, mounting: sources.mounting)
         let expected = rotation.coordinator?.videoRotationAngleForHorizonLevelCapture ?? 0
-        for _ in 0..<200 where movie.videoRotationAngle != expected { try? await Task.sleep(for: .milliseconds(5)) }
+        // The service applies the same angle when its task gets to it; the recording must not wait.
+        try movie.setVideoRotationAngle(expected)
         if !options.quiet { standardError("movrec: gravity says \(Int(expected))° (\(rotation.coordinator?.mounting.description ?? ""))") }
         return rotation
     }

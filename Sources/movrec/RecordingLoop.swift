@@ -1,3 +1,4 @@
+import Dispatch
 import MovieCapture
 import MovieRecorder
 #if canImport(Glibc)
@@ -7,14 +8,16 @@ import Glibc
 /// The wait for `movrec record` to end: at the movie output's own finish (a file source's end,
 /// a limit) or at Ctrl-C or SIGTERM, with a live status line on a terminal.
 ///
-/// The loop wakes at once when the recording finishes, and five times a second for the status
-/// line and to notice a signal. ``cancel()`` ends the tasks that wake it.
+/// The loop wakes at once when the recording finishes or a signal arrives (the handler writes
+/// to ``signalPipe``, which a dispatch source watches), and, only while the status line is
+/// shown, five times a second to redraw it. ``cancel()`` ends what wakes it.
 struct RecordingLoop {
     let movie: MovieFileOutput
     let output: String
     private let wakes: AsyncStream<Void>
     private let watcher: Task<Void, Never>
-    private let ticker: Task<Void, Never>
+    private let ticker: Task<Void, Never>?
+    private let signals: DispatchSourceRead?
     /// Whether the status line is shown: standard error is a terminal and `--quiet` was not given.
     private let isInteractive: Bool
 
@@ -33,13 +36,14 @@ struct RecordingLoop {
                 }
             }
         }
-        ticker = Task {
+        isInteractive = isatty(2) == 1 && !quiet
+        ticker = !isInteractive ? nil : Task {
             while !Task.isCancelled {
-                try? await Task.sleep(for: .milliseconds(200))
+                try? await Task.sleep(for: .milliseconds(200))  // the status line's refresh rate
                 waker.yield()
             }
         }
-        isInteractive = isatty(2) == 1 && !quiet
+        signals = Self.watchSignals { waker.yield() }
     }
 
     /// Waits for the recording to end, stopping it at a signal.
@@ -70,7 +74,22 @@ struct RecordingLoop {
     /// Ends the tasks that wake the loop.
     func cancel() {
         watcher.cancel()
-        ticker.cancel()
+        ticker?.cancel()
+        signals?.cancel()
+    }
+
+    /// Calls `wake` whenever the signal handler writes to ``signalPipe``.
+    private static func watchSignals(_ wake: @escaping @Sendable () -> Void) -> DispatchSourceRead? {
+        let descriptor = signalPipe.read
+        guard descriptor >= 0 else { return nil }
+        let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: .global())
+        source.setEventHandler {
+            var bytes = [UInt8](repeating: 0, count: 16)
+            _ = read(descriptor, &bytes, bytes.count)
+            wake()
+        }
+        source.resume()
+        return source
     }
 
     /// Rewrites the status line: media recorded, time elapsed, frames dropped, file size.

@@ -8,8 +8,13 @@ import MovieRecorder
 import Synchronization
 
 /// The first SIGINT or SIGTERM received, 0 before: stored by the signal handler (a lock-free
-/// atomic store is async-signal-safe) and polled by the recording loop.
+/// atomic store is async-signal-safe) and read by the recording loop when the pipe wakes it.
 let receivedSignal = Atomic<Int32>(0)
+
+/// The pipe the signal handler writes a byte into (`write` is async-signal-safe), so the
+/// recording loop is woken by a signal instead of polling for one: set once, before the
+/// handlers are installed, and only read afterwards.
+nonisolated(unsafe) var signalPipe: (read: Int32, write: Int32) = (-1, -1)
 
 /// Sets how signals end the command. Past a file size limit (ulimit -f) a write fails with
 /// EFBIG instead of killing the process, so a movie can still be finalized. With `cleanStop`
@@ -20,9 +25,19 @@ func installSignalHandlers(cleanStop: Bool) {
     signal(SIGXFSZ, SIG_IGN)
     guard cleanStop else { return }
     _ = receivedSignal.load(ordering: .relaxed)  // initialise the global before a handler can touch it
+    var ends: [Int32] = [-1, -1]
+    if pipe(&ends) == 0 {
+        for end in ends {
+            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)  // a full pipe never blocks the handler
+        }
+        signalPipe = (ends[0], ends[1])
+    }
     var action = sigaction()
     action.__sigaction_handler.sa_handler = { signal in
         if receivedSignal.exchange(signal, ordering: .relaxed) != 0 { _exit(128 + signal) }
+        var byte: UInt8 = 1
+        _ = write(signalPipe.write, &byte, 1)
     }
     sigemptyset(&action.sa_mask)
     sigaction(SIGINT, &action, nil)

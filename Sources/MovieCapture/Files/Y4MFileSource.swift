@@ -113,6 +113,7 @@ public final class Y4MFileSource: VideoSource {
                         // Zero-copy: the picture is lent straight from the page cache, mapped and
                         // faulted in here, so the encoder's copy is the only one. A file that
                         // cannot be mapped is read into pooled buffers instead.
+                        run.wakeOnStop(budget.changed)
                         if mappable, budget.take(unless: { run.isStopRequested }) {
                             if let region = file.map(at: pictureOffset, count: frameSize, budget: budget) {
                                 handler(.frame(VideoFrame(packed: UnsafeMutableRawPointer(mutating: region.base),

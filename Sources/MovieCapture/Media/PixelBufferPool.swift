@@ -13,6 +13,8 @@ package final class PixelBufferPool: Sendable {
     package let bufferSize: Int
     private let free: Mutex<[UnsafeMutableRawPointerBox]>
     private let all: [UnsafeMutableRawPointerBox]
+    /// Woken when a buffer comes back.
+    package let released = WakeSignal()
 
     /// A buffer on loan; it goes back to the pool when the last frame holding it is released.
     package final class Lease: Sendable {
@@ -22,7 +24,10 @@ package final class PixelBufferPool: Sendable {
             self.pointer = pointer
             self.pool = pool
         }
-        deinit { pool.free.withLock { $0.append(pointer) } }
+        deinit {
+            pool.free.withLock { $0.append(pointer) }
+            pool.released.wake()
+        }
         var base: UnsafeMutableRawPointer { pointer.pointer }
     }
 

@@ -12,6 +12,7 @@ package final class CaptureRun: @unchecked Sendable {
     private var stopRequested = false
     private var finished = false
     private var thread: pthread_t?
+    private var stopSignals: [WakeSignal] = []
 
     /// A Boolean value that indicates whether the run was asked to stop.
     package var isStopRequested: Bool { lock.withLock { stopRequested } }
@@ -25,12 +26,25 @@ package final class CaptureRun: @unchecked Sendable {
         lock.withLock { thread.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
     }
 
-    /// Asks the capture thread to stop and wakes it from ``wait(until:)``.
+    /// Asks the capture thread to stop and wakes it from ``wait(until:)`` and from any wait on
+    /// a signal registered with ``wakeOnStop(_:)``.
     package func requestStop() {
-        lock.withLock {
+        let signals = lock.withLock {
             stopRequested = true
             lock.broadcast()
+            return stopSignals
         }
+        for signal in signals { signal.wake() }
+    }
+
+    /// Makes a stop request wake `signal` too, so a thread waiting on it sees the request; wakes
+    /// it at once when the stop was already requested.
+    package func wakeOnStop(_ signal: WakeSignal) {
+        let stopped = lock.withLock {
+            if !stopRequested, !stopSignals.contains(where: { $0 === signal }) { stopSignals.append(signal) }
+            return stopRequested
+        }
+        if stopped { signal.wake() }
     }
 
     /// Waits until `deadline` on ``MonotonicClock``, or until a stop is requested.

@@ -117,14 +117,17 @@ package final class SourceThread: @unchecked Sendable {
 
 extension PixelBufferPool {
     /// Borrows a buffer for a frame. A live source must not wait: it gets `nil` when every
-    /// buffer is out, and drops the frame. Any other source waits for a consumer to release
-    /// one, checking every millisecond, and gets `nil` only when `run` is asked to stop.
+    /// buffer is out, and drops the frame. Any other source waits until a consumer releases one
+    /// (signalled by ``released``), and gets `nil` only when `run` is asked to stop.
     package func lease(live: Bool, run: CaptureRun) -> Lease? {
         if let lease = lease() { return lease }
         guard !live else { return nil }
-        while run.wait(until: MonotonicClock.now() + 1_000_000) {
+        run.wakeOnStop(released)
+        while true {
+            let seen = released.generation
             if let lease = lease() { return lease }
+            if run.isStopRequested { return nil }
+            released.wait(after: seen)
         }
-        return nil
     }
 }

@@ -42,7 +42,7 @@ extension MovieWriter {
         }
         let start = fileOffset
         try stoppingOnFailure { try store(fragment, at: start) }
-        if configuration.durability == .syncEachFragment { try synchronize(after: fragment) }
+        if configuration.durability == .syncEachFragment { try synchronize(fragment, step: "flushing") }
         fileOffset += UInt64(fragment.size)
         try stoppingOnFailure {
             for (part, offset) in zip(fragment.parts, fragment.dataOffsets) {
@@ -69,19 +69,22 @@ extension MovieWriter {
                 // The media first, behind its mdat header, then the moof that points to it.
                 try output.storeMedia(header: UnsafeRawBufferPointer(rebasing: headers[fragment.moofSize...]), media,
                                       at: offset + UInt64(fragment.moofSize), step: step + "'s media")
+                // Synced fragments: the media is on the disk before the header that points at
+                // it is written, so a synced header never points at media a power cut lost.
+                if configuration.durability == .syncEachFragment { try synchronize(fragment, step: "flushing the media of") }
                 try output.store(UnsafeRawBufferPointer(rebasing: headers[..<fragment.moofSize]), at: offset,
                                  step: step + "'s header")
             }
         }
     }
 
-    /// Forces the fragment just written to the disk (``Durability/syncEachFragment``).
-    private func synchronize(after fragment: MovieFragment) throws {
+    /// Forces what was written of `fragment` to the disk (``Durability/syncEachFragment``).
+    private func synchronize(_ fragment: MovieFragment, step: String) throws {
         do {
             try output.sink.synchronize()
         } catch {
             state = .failed
-            throw MovieWriterError(.writeFailed, "flushing fragment \(fragment.sequenceNumber) to disk", underlying: error)
+            throw MovieWriterError(.writeFailed, "\(step) fragment \(fragment.sequenceNumber) to disk", underlying: error)
         }
     }
 }

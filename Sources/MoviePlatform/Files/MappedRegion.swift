@@ -67,25 +67,30 @@ package final class MappingBudget: @unchecked Sendable {
 
     package init(limit: Int) { self.limit = max(1, limit) }
 
+    /// Woken when a place is given back; a source's stop request wakes it too.
+    package let changed = WakeSignal()
+
     /// Takes a place, waiting while `limit` regions are out; `false` when `isCancelled` turns
-    /// true first (checked at least every 10 ms).
+    /// true first. The wait is signalled: a place given back, or a wake-up of ``changed`` (which
+    /// whoever cancels must send), ends it.
     package func take(unless isCancelled: () -> Bool) -> Bool {
-        lock.withLock {
-            while outstanding >= limit {
-                if isCancelled() { return false }
-                _ = lock.wait(until: SystemClock.monotonicNanoseconds() + 10_000_000)
+        while true {
+            let seen = changed.generation
+            let taken: Bool = lock.withLock {
+                guard outstanding < limit else { return false }
+                outstanding += 1
+                return true
             }
-            outstanding += 1
-            return true
+            if taken { return true }
+            if isCancelled() { return false }
+            changed.wait(after: seen)
         }
     }
 
     /// Gives a place back (a region does when it goes) and wakes a waiting reader.
     package func giveBack() {
-        lock.withLock {
-            outstanding -= 1
-            lock.broadcast()
-        }
+        lock.withLock { outstanding -= 1 }
+        changed.wake()
     }
 }
 
@@ -106,13 +111,16 @@ extension RandomAccessFile {
     ///   - budget: a place taken by the caller, given back when the region goes.
     ///   - populate: fault every page in now (`MAP_POPULATE`) rather than on first use.
     package func map(at offset: UInt64, count: Int, budget: MappingBudget?, populate: Bool = true) -> MappedRegion? {
-        guard count > 0, let fd = try? rawDescriptor() else { return nil }
+        guard count > 0 else { return nil }
         let page = Self.pageSize
         let aligned = offset - offset % page
         let lead = Int(offset - aligned)
         let length = lead + count
-        guard let pointer = mmap(nil, length, PROT_READ, MAP_SHARED | (populate ? MAP_POPULATE : 0), fd, off_t(aligned)),
-              pointer != MAP_FAILED else { return nil }
+        // The mapping keeps the file itself; the descriptor only has to stay open for mmap.
+        let mapped = try? using("mapping") { fd in
+            mmap(nil, length, PROT_READ, MAP_SHARED | (populate ? MAP_POPULATE : 0), fd, off_t(aligned))
+        }
+        guard let pointer = mapped, pointer != MAP_FAILED else { return nil }
         return MappedRegion(mapping: pointer, mappedLength: length, base: UnsafeRawPointer(pointer + lead), count: count,
                             budget: budget)
     }

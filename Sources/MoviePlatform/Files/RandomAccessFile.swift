@@ -26,13 +26,15 @@ extension FileError {
 
 /// An open file, read and written by absolute offset.
 ///
-/// The descriptor is closed by ``close()``; `deinit` closes one that was left open, so a
-/// thrown error never leaks it. The corresponding C functions are `open`, `pread`, `pwrite`,
-/// `fdatasync`, `fstat` and `close`; calls interrupted by a signal are retried.
-package final class RandomAccessFile: MovieByteSink, MovieByteSource, MovieScratchStorage, @unchecked Sendable {
-    // @unchecked: the descriptor is only changed by `close()`; concurrent reads and writes
-    // at distinct offsets are what `pread`/`pwrite` are for.
-    private var descriptor: Int32
+/// Reads and writes at distinct offsets may run on several threads at once (what `pread` and
+/// `pwrite` are for). The descriptor belongs to an ``OwnedDescriptor``: ``close()`` waits for
+/// the calls under way on other threads, and a call after it throws a ``FileError`` (`EBADF`)
+/// naming the step, so a closed descriptor number is never used. A file left open is closed
+/// when the last reference goes, so a thrown error never leaks it. The corresponding C
+/// functions are `open`, `pread`, `pwrite`, `fdatasync`, `fstat` and `close`; calls interrupted
+/// by a signal are retried.
+package final class RandomAccessFile: MovieByteSink, MovieByteSource, MovieScratchStorage, Sendable {
+    private let descriptor: OwnedDescriptor
     /// The path the file was opened with, for messages.
     package let path: String
 
@@ -85,7 +87,7 @@ package final class RandomAccessFile: MovieByteSink, MovieByteSource, MovieScrat
             Glibc.close(fd)
             throw error
         }
-        descriptor = fd
+        descriptor = OwnedDescriptor(fd)
     }
 
     /// Throws unless `mode` (a `stat` mode) is a regular file's.
@@ -104,12 +106,8 @@ package final class RandomAccessFile: MovieByteSink, MovieByteSource, MovieScrat
     }
 
     private init(descriptor: Int32, path: String) {
-        self.descriptor = descriptor
+        self.descriptor = OwnedDescriptor(descriptor)
         self.path = path
-    }
-
-    deinit {
-        if descriptor >= 0 { Glibc.close(descriptor) }
     }
 
     /// Creates an unnamed scratch file in the directory of `path`, on the same file system as
@@ -145,27 +143,24 @@ package final class RandomAccessFile: MovieByteSink, MovieByteSource, MovieScrat
         try? RandomAccessFile.scratchFile(beside: path)
     }
 
-    /// Closes the file. Later calls throw.
+    /// Closes the file once the calls under way on other threads have returned. Later calls
+    /// throw; closing again does nothing.
+    /// - Throws: ``FileError`` when the system reports an error closing it.
     package func close() throws {
-        guard descriptor >= 0 else { return }
-        let fd = descriptor
-        descriptor = -1
-        // Not retried: Linux releases the descriptor even when close is interrupted.
-        guard Glibc.close(fd) == 0 || errno == EINTR else { throw FileError(path: path, step: "closing", errno: errno) }
+        if let number = descriptor.close() { throw FileError(path: path, step: "closing", errno: number) }
     }
 
-    private func checkedDescriptor(_ step: String) throws -> Int32 {
-        guard descriptor >= 0 else { throw FileError(path: path, step: step, errno: EBADF) }
-        return descriptor
+    /// Runs `body` with the open descriptor, which stays open until `body` returns.
+    /// - Throws: ``FileError`` (`EBADF`) for `step` when the file is closed, or what `body` throws.
+    package func using<Result>(_ step: String, _ body: (Int32) throws -> Result) throws -> Result {
+        guard let result = try descriptor.borrow(body) else { throw FileError(path: path, step: step, errno: EBADF) }
+        return result
     }
-
-    /// The open descriptor, for mapping.
-    package func rawDescriptor() throws -> Int32 { try checkedDescriptor("mapping") }
 
     /// The file's size in bytes.
     package var size: UInt64 {
         var info = stat()
-        guard descriptor >= 0, fstat(descriptor, &info) == 0 else { return 0 }
+        guard descriptor.borrow({ fstat($0, &info) }) == 0 else { return 0 }
         return UInt64(info.st_size)
     }
 
@@ -180,61 +175,64 @@ package final class RandomAccessFile: MovieByteSink, MovieByteSource, MovieScrat
     /// - Returns: The number of bytes read: `buffer.count`, or fewer at the end of the file.
     /// - Throws: ``FileError`` naming the path, the byte count and the offset.
     package func read(at offset: UInt64, into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
-        let fd = try checkedDescriptor("reading")
-        var done = 0
-        while done < buffer.count {
-            let n = try SystemCall.retrying { pread(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done)) }
-                .get { FileError(path: path, step: "reading \(buffer.count) bytes at byte \(offset)", errno: $0.rawValue) }
-            if n == 0 { break }
-            done += n
+        try using("reading") { fd in
+            var done = 0
+            while done < buffer.count {
+                let n = try SystemCall.retrying { pread(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done)) }
+                    .get { FileError(path: path, step: "reading \(buffer.count) bytes at byte \(offset)", errno: $0.rawValue) }
+                if n == 0 { break }
+                done += n
+            }
+            return done
         }
-        return done
     }
 
     package func write(_ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws {
-        let fd = try checkedDescriptor("writing")
-        var done = 0
-        while done < bytes.count {
-            let n = try SystemCall.retrying {
-                pwrite(fd, bytes.baseAddress! + done, min(bytes.count - done, Self.maximumWriteSize), off_t(offset) + off_t(done))
-            }.get { FileError(path: path, step: "writing \(bytes.count) bytes at byte \(offset)", errno: $0.rawValue) }
-            done += n
+        try using("writing") { fd in
+            var done = 0
+            while done < bytes.count {
+                let n = try SystemCall.retrying {
+                    pwrite(fd, bytes.baseAddress! + done, min(bytes.count - done, Self.maximumWriteSize), off_t(offset) + off_t(done))
+                }.get { FileError(path: path, step: "writing \(bytes.count) bytes at byte \(offset)", errno: $0.rawValue) }
+                done += n
+            }
         }
     }
 
     /// Writes `buffers` one after another from `offset` with `pwritev`, up to `IOV_MAX` buffers
     /// and ``maximumWriteSize`` bytes a call, continuing after a partial write.
     package func write(gathering buffers: [UnsafeRawBufferPointer], at offset: UInt64) throws {
-        let fd = try checkedDescriptor("writing")
-        let total = buffers.reduce(0) { $0 + $1.count }
-        var vectors = buffers.compactMap { buffer in
-            buffer.isEmpty ? nil : iovec(iov_base: UnsafeMutableRawPointer(mutating: buffer.baseAddress), iov_len: buffer.count)
-        }
-        var first = 0
-        var position = off_t(offset)
-        try vectors.withUnsafeMutableBufferPointer { vectors in
-            while first < vectors.count {
-                var end = first, bytes = 0
-                while end < vectors.count, end - first < Self.maximumVectors, bytes < Self.maximumWriteSize {
-                    bytes += vectors[end].iov_len
-                    end += 1
-                }
-                // The last buffer may reach past the limit: this call writes only its start.
-                let excess = max(0, bytes - Self.maximumWriteSize)
-                vectors[end - 1].iov_len -= excess
-                let written = SystemCall.retrying { pwritev(fd, vectors.baseAddress! + first, Int32(end - first), position) }
-                vectors[end - 1].iov_len += excess
-                let n = try written.get { FileError(path: path, step: "writing \(total) bytes at byte \(offset)", errno: $0.rawValue) }
-                guard n > 0 else { throw FileError(path: path, step: "writing \(total) bytes at byte \(offset)", errno: EIO) }
-                position += off_t(n)
-                var left = n
-                while left > 0, left >= vectors[first].iov_len {  // whole buffers written
-                    left -= vectors[first].iov_len
-                    first += 1
-                }
-                if left > 0 {  // a partial write ends inside this buffer
-                    vectors[first].iov_base = vectors[first].iov_base! + left
-                    vectors[first].iov_len -= left
+        try using("writing") { fd in
+            let total = buffers.reduce(0) { $0 + $1.count }
+            var vectors = buffers.compactMap { buffer in
+                buffer.isEmpty ? nil : iovec(iov_base: UnsafeMutableRawPointer(mutating: buffer.baseAddress), iov_len: buffer.count)
+            }
+            var first = 0
+            var position = off_t(offset)
+            try vectors.withUnsafeMutableBufferPointer { vectors in
+                while first < vectors.count {
+                    var end = first, bytes = 0
+                    while end < vectors.count, end - first < Self.maximumVectors, bytes < Self.maximumWriteSize {
+                        bytes += vectors[end].iov_len
+                        end += 1
+                    }
+                    // The last buffer may reach past the limit: this call writes only its start.
+                    let excess = max(0, bytes - Self.maximumWriteSize)
+                    vectors[end - 1].iov_len -= excess
+                    let written = SystemCall.retrying { pwritev(fd, vectors.baseAddress! + first, Int32(end - first), position) }
+                    vectors[end - 1].iov_len += excess
+                    let n = try written.get { FileError(path: path, step: "writing \(total) bytes at byte \(offset)", errno: $0.rawValue) }
+                    guard n > 0 else { throw FileError(path: path, step: "writing \(total) bytes at byte \(offset)", errno: EIO) }
+                    position += off_t(n)
+                    var left = n
+                    while left > 0, left >= vectors[first].iov_len {  // whole buffers written
+                        left -= vectors[first].iov_len
+                        first += 1
+                    }
+                    if left > 0 {  // a partial write ends inside this buffer
+                        vectors[first].iov_base = vectors[first].iov_base! + left
+                        vectors[first].iov_len -= left
+                    }
                 }
             }
         }
@@ -262,31 +260,34 @@ package final class RandomAccessFile: MovieByteSink, MovieByteSource, MovieScrat
     /// - Throws: ``FileError`` (``FileError/Code/noSpace``) when the disk cannot hold them; a file
     ///   system that cannot reserve is not an error.
     package func reserve(_ count: UInt64) throws {
-        let fd = try checkedDescriptor("reserving space")
-        guard count > 0, count <= UInt64(Int64.max) else { return }
-        let reserved = SystemCall.retrying { CLinux_fallocate(fd, CLinux_FALLOC_FL_KEEP_SIZE(), 0, Int64(count)) }
-        if case .failure(let error) = reserved, [ENOSPC, EDQUOT, EFBIG].contains(error.rawValue) {
-            throw FileError(path: path, step: "reserving \(count) bytes", errno: error.rawValue)
+        try using("reserving space") { fd in
+            guard count > 0, count <= UInt64(Int64.max) else { return }
+            let reserved = SystemCall.retrying { CLinux_fallocate(fd, CLinux_FALLOC_FL_KEEP_SIZE(), 0, Int64(count)) }
+            if case .failure(let error) = reserved, [ENOSPC, EDQUOT, EFBIG].contains(error.rawValue) {
+                throw FileError(path: path, step: "reserving \(count) bytes", errno: error.rawValue)
+            }
         }
     }
 
     package func synchronize() throws {
-        let fd = try checkedDescriptor("syncing")
-        if case .failure(let error) = SystemCall.retrying({ fdatasync(fd) }) {
-            throw FileError(path: path, step: "flushing to disk (fdatasync)", errno: error.rawValue)
+        try using("syncing") { fd in
+            if case .failure(let error) = SystemCall.retrying({ fdatasync(fd) }) {
+                throw FileError(path: path, step: "flushing to disk (fdatasync)", errno: error.rawValue)
+            }
         }
     }
 
     package func truncate(to size: UInt64) throws {
-        let fd = try checkedDescriptor("truncating")
-        guard ftruncate(fd, off_t(size)) == 0 else { throw FileError(path: path, step: "cutting the file to \(size) bytes", errno: errno) }
+        try using("truncating") { fd in
+            guard ftruncate(fd, off_t(size)) == 0 else { throw FileError(path: path, step: "cutting the file to \(size) bytes", errno: errno) }
+        }
     }
 
     /// A Boolean value that indicates whether the file still has a name on disk: false once it,
     /// or its directory, was deleted while open (writes then go nowhere anyone can find).
     package var isLinked: Bool {
         var info = stat()
-        guard descriptor >= 0, fstat(descriptor, &info) == 0 else { return false }
+        guard descriptor.borrow({ fstat($0, &info) }) == 0 else { return false }
         return info.st_nlink > 0
     }
 

@@ -193,6 +193,7 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
             throw RecordingError(.alreadyRecording, "MovieFileOutput: another recording started at the same time")
         }
         pipeline.start()
+        sources.wakeWaitingSources()  // a file source waits for an output to consume media
     }
 
     /// A Boolean value that indicates whether the recording is paused.

@@ -28,6 +28,9 @@ final class RecordingPipeline: Sendable {
     /// taken out).
     private let frames: BoundedQueue<(frame: VideoFrame, time: UInt64)>
     private let writing = BoundedQueue<WriterItem>(capacity: 96)
+    /// Woken when a frame is queued or the recording stops or fails: what an audio source held
+    /// back by ``waitForVideo(reaching:)`` waits for.
+    private let videoProgressed = WakeSignal()
     private let file: RandomAccessFile
     private let encoder: H264Encoder
     private let writer: UnsafeTransfer<MovieWriter>
@@ -144,6 +147,7 @@ final class RecordingPipeline: Sendable {
                     s.dropped += 1
                 }
             }
+            if accepted { videoProgressed.wake() }
         }
     }
 
@@ -221,15 +225,17 @@ final class RecordingPipeline: Sendable {
 
     /// Holds a file or synthetic audio source (read faster than real time) until the video
     /// has come within half a second of `time`, so audio does not run far ahead of the frames.
+    /// Signalled by ``videoProgressed``: a frame, a stop or a failure wakes it.
     private func waitForVideo(reaching time: UInt64) {
         while true {
+            let seen = videoProgressed.generation
             let wait: Bool = state.withLock { s in
                 guard s.failed == nil, !s.stopping, !s.audioEnded else { return false }
                 guard let start = s.videoStart else { return true }
                 return time > max(start, s.lastVideoTimestamp) + 500_000_000
             }
             guard wait else { return }
-            MonotonicClock.sleep(until: MonotonicClock.now() + 1_000_000)
+            videoProgressed.wait(after: seen)
         }
     }
 
@@ -285,6 +291,7 @@ final class RecordingPipeline: Sendable {
         }
         if first { frames.close() }
         if first && wasPaused { endAudio() }  // no audio is taken while paused
+        videoProgressed.wake()
     }
 
     /// The recording's progress: media written and file size.
@@ -344,6 +351,7 @@ final class RecordingPipeline: Sendable {
         }
         writing.close()
         frames.close()
+        videoProgressed.wake()
     }
 
     /// The next item off the writing queue; nil once it is closed, or when the audio has not
@@ -451,6 +459,7 @@ final class RecordingPipeline: Sendable {
         }
         writing.close()
         frames.close()
+        videoProgressed.wake()
     }
 
     private func finish() {

@@ -8,4 +8,7 @@ import MovieEncoding
 struct SourceDescription: Sendable {
     var video: (format: VideoFormat, isLive: Bool, name: String)?
     var audio: (format: PCMFormat, isLive: Bool, name: String)?
+    /// Wakes file sources waiting for an output to consume media: call it when the output
+    /// starts to.
+    var wakeWaitingSources: @Sendable () -> Void = {}
 }

@@ -306,12 +306,15 @@ public actor CaptureSession {
     private func halt(_ source: AnyObject?) {
         guard let source else { return }
         gates.removeValue(forKey: ObjectIdentifier(source))?.halt()
+        router.consumersChanged.wake()  // a file source waiting for a consumer sees the halt
     }
 
     private func sourceDescription() -> SourceDescription {
-        SourceDescription(
+        let consumersChanged = router.consumersChanged
+        return SourceDescription(
             video: configuration.videoInput.map { ($0.format, $0.isLive, $0.name) },
-            audio: configuration.audioInput.map { ($0.format, $0.isLive, $0.name) })
+            audio: configuration.audioInput.map { ($0.format, $0.isLive, $0.name) },
+            wakeWaitingSources: { consumersChanged.wake() })
     }
 
     private func start(_ source: any VideoSource) async throws {

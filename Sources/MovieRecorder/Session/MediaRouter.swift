@@ -14,14 +14,22 @@ final class MediaRouter: Sendable {
         self.onInterruption = onInterruption
     }
 
-    func setReceivers(_ list: [any MediaReceiver]) { receivers.withLock { $0 = list } }
+    /// Woken when an output starts consuming media, the receivers change or a gate is halted.
+    let consumersChanged = WakeSignal()
+
+    func setReceivers(_ list: [any MediaReceiver]) {
+        receivers.withLock { $0 = list }
+        consumersChanged.wake()
+    }
 
     /// Holds a file source's thread until some output consumes media or its gate is halted:
-    /// files wait, cameras never do.
+    /// files wait, cameras never do. The wait is signalled (``consumersChanged``), not polled.
     private func waitForConsumer(_ gate: SourceGate) {
         guard !gate.live else { return }
-        while !gate.isHalted, !receivers.withLock({ $0.contains { $0.isConsumingMedia } }) {
-            MonotonicClock.sleep(until: MonotonicClock.now() + 2_000_000)
+        while true {
+            let seen = consumersChanged.generation
+            if gate.isHalted || receivers.withLock({ $0.contains { $0.isConsumingMedia } }) { return }
+            consumersChanged.wait(after: seen)
         }
     }
 
