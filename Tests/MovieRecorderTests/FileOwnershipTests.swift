@@ -14,7 +14,7 @@ import Testing
         let chunk = [UInt8](repeating: 0xAB, count: 64 << 10)
         for round in 0..<200 {
             let first = try RandomAccessFile(path: dir.file("a\(round)"), mode: .createNew)
-            let failures = Mutex<[String]>([])
+            let failures = LockedValue<[String]>([])
             let writing = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
             Thread.detachNewThread {
                 var offset: UInt64 = 0

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+@testable import MoviePlatform
 @testable import MovieCapture
 @testable import MovieEncoding
 @testable import MovieContainer
@@ -8,7 +9,7 @@ import Testing
 /// libx264's own messages go through the library's logging, never straight to standard error.
 @Suite(.serialized) struct LoggingTests {
     @Test func x264MessagesReachTheInstalledHandler() throws {
-        let received = Mutex<[LogMessage]>([])
+        let received = LockedValue<[LogMessage]>([])
         MovieRecorderLogging.bootstrap(minimumLevel: .info) { message in received.withLock { $0.append(message) } }
         defer { MovieRecorderLogging.shutdown() }
         let format = VideoFormat(width: 320, height: 240, pixelFormat: .i420, frameRate: FrameRate(frames: 30))

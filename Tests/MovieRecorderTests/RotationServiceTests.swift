@@ -14,7 +14,7 @@ import Testing
 
     /// A preview that records the angles applied to it.
     final class RecordingPreview: PreviewTarget {
-        let angles = Mutex<[Double]>([])
+        let angles = LockedValue<[Double]>([])
         let displayRotation: Int
         init(displayRotation: Int = 0) { self.displayRotation = displayRotation }
         func setPreviewRotationAngle(_ angle: Double) { angles.withLock { $0.append(angle) } }
@@ -63,7 +63,7 @@ import Testing
     @Test func coordinatorDeliversChangesInOrderAsStreamAndCallback() async throws {
         let gravity = ManualGravitySource()
         let coordinator = try RotationCoordinator(camera: camera(), mounting: Self.back, gravitySource: gravity)
-        let seen = Mutex<[Double]>([])
+        let seen = LockedValue<[Double]>([])
         let observation = coordinator.observeCaptureAngle { angle in seen.withLock { $0.append(angle) } }
         var iterator = coordinator.captureAngleUpdates().makeAsyncIterator()
         #expect(await iterator.next() == 0, "the stream starts with the current angle")
@@ -148,7 +148,7 @@ import Testing
     @Test func switchingCamerasMakesANewCoordinatorAndSilencesTheOldOne() async throws {
         let gravity = ManualGravitySource()
         let observer = RotationObserver(gravitySource: gravity)
-        let seen = Mutex<[Double]>([])
+        let seen = LockedValue<[Double]>([])
         let consumer = Task {
             for await angle in observer.captureAngles { seen.withLock { $0.append(angle) } }
         }

@@ -47,15 +47,20 @@ func run(_ executable: String, _ arguments: [String]) throws -> ProgramResult {
     process.standardOutput = out
     process.standardError = err
     try process.run()
-    // Read both pipes while the program runs so neither fills up.
-    nonisolated(unsafe) var errorData = Data()
-    let errorReader = Thread { errorData = err.fileHandleForReading.readDataToEndOfFile() }
-    errorReader.start()
+    // Read both pipes while the program runs so neither fills up; the error reader hands its
+    // bytes over under a lock and signals when it is done (a signalled wait, not a poll).
+    let errorData = LockedValue(Data())
+    let errorRead = DispatchSemaphore(value: 0)
+    Thread.detachNewThread {
+        let data = err.fileHandleForReading.readDataToEndOfFile()
+        errorData.withLock { $0 = data }
+        errorRead.signal()
+    }
     let outputData = out.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
-    while !errorReader.isFinished { usleep(1000) }
+    errorRead.wait()
     return ProgramResult(status: process.terminationStatus, outputData: outputData,
-                         error: String(decoding: errorData, as: UTF8.self))
+                         error: String(decoding: errorData.withLock { $0 }, as: UTF8.self))
 }
 
 /// Debian packages that provide the tools the tests use as independent readers.

@@ -1,3 +1,4 @@
+import MoviePlatform
 import Synchronization
 
 /// Where the library's log messages go, including those of the C libraries it uses (libx264's).
@@ -14,7 +15,7 @@ public enum MovieRecorderLogging {
         var handler: (@Sendable (LogMessage) -> Void)?
     }
 
-    private static let configuration = Mutex(Configuration())
+    private static let configuration = LockedValue(Configuration())
 
     /// Sends messages at `minimumLevel` and above to `handler`, replacing any earlier handler.
     /// Encoders opened afterwards use the level too.

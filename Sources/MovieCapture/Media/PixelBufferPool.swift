@@ -11,7 +11,7 @@ import Synchronization
 /// source drops that frame and counts it: memory never grows.
 package final class PixelBufferPool: Sendable {
     package let bufferSize: Int
-    private let free: Mutex<[UnsafeMutableRawPointerBox]>
+    private let free: LockedValue<[UnsafeMutableRawPointerBox]>
     private let all: [UnsafeMutableRawPointerBox]
     /// Woken when a buffer comes back.
     package let released = WakeSignal()
@@ -37,7 +37,7 @@ package final class PixelBufferPool: Sendable {
             UnsafeMutableRawPointerBox(UnsafeMutableRawPointer.allocate(byteCount: max(1, bufferSize), alignment: 64))
         }
         all = buffers
-        free = Mutex(buffers)
+        free = LockedValue(buffers)
     }
 
     deinit {

@@ -24,7 +24,7 @@ package final class V4L2Stream: @unchecked Sendable {
     private let direct: PixelFormat?
     private let converter: OpaquePointer?
     private let pool: PixelBufferPool?
-    private let lending = Mutex<(outstanding: Int, closing: Bool, closed: Bool)>((0, false, false))
+    private let lending = LockedValue<(outstanding: Int, closing: Bool, closed: Bool)>((0, false, false))
 
     package static let bufferCount: UInt32 = 6
 

@@ -11,6 +11,8 @@ struct FragmentBuilder {
     /// B-frame delay of a video track whose first decode time is negative. Set at the first
     /// fragment.
     private var decodeTimeShift: (value: Int64, timescale: UInt32)?
+    /// Whether each `moof` carries a ``MediaChecksumAtom`` of its media.
+    var checksumsMedia = false
 
     /// Lays out the tracks' pending samples as the next fragment, or returns `nil` when no track
     /// has samples that can go out.
@@ -111,6 +113,8 @@ struct FragmentBuilder {
         try w.writeAtom("moof") { w in
             try MovieFragmentHeaderAtom(sequenceNumber: sequenceNumber).write(to: &w)
             for part in parts { offsetPositions.append(try part.write(to: &w)) }
+            // Last in the moof, its checksum patched in once the rest of the moof is final.
+            if checksumsMedia { MediaChecksumAtom(checksum: 0, mediaLength: UInt64(payload)).write(to: &w) }
         }
         let moofSize = w.count
         // The mdat's size is 32 bits, and a run's data offset a signed 32-bit count of bytes from
@@ -128,10 +132,28 @@ struct FragmentBuilder {
             w.patch(UInt32(position), at: at)
             position += part.byteCount
         }
+        if checksumsMedia {
+            let atom = moofSize - MediaChecksumAtom.size
+            w.patch(Self.checksum(ofHeader: w.bytes[..<atom], parts: parts), at: atom + MediaChecksumAtom.checksumPosition)
+        }
         w.write(UInt32(mdatSize))
         w.write("mdat" as FourCC)
         return MovieFragment(sequenceNumber: sequenceNumber, headers: w.bytes, moofSize: moofSize, parts: parts,
                              dataOffsets: dataOffsets)
+    }
+}
+
+extension FragmentBuilder {
+    /// The checksum of a fragment: its `moof` up to the checksum atom, then the media `parts`
+    /// give, in the order the `mdat` holds it. A header or media page a power cut lost or left
+    /// zero-filled changes it.
+    static func checksum(ofHeader header: ArraySlice<UInt8>, parts: [TrackFragment]) -> UInt32 {
+        var crc = CRC32C()
+        header.withUnsafeBytes { crc.update($0) }
+        for part in parts {
+            part.track.chunk.forEachBuffer(prefix: part.byteCount) { buffer, _ in crc.update(buffer) }
+        }
+        return crc.value
     }
 }
 

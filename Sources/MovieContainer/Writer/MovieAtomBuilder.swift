@@ -37,6 +37,15 @@ struct MovieAtomBuilder {
             if !configuration.metadata.isEmpty {
                 try MetadataAtom(items: configuration.metadata).write(to: &w)
             }
+            // Last in the header of a recording, its checksum patched in below: repair refuses
+            // a header a power cut damaged instead of decoding with damaged parameter sets.
+            if fragmentHeader && configuration.checksumsFragments {
+                MediaChecksumAtom(checksum: 0, mediaLength: 0).write(to: &w)
+            }
+        }
+        if fragmentHeader && configuration.checksumsFragments && tables.isEmpty {
+            let atom = w.count - MediaChecksumAtom.size
+            w.patch(CRC32C.checksum(Array(w.bytes[..<atom])), at: atom + MediaChecksumAtom.checksumPosition)
         }
         return StreamedMovieAtom(atom: w, tables: tables, duration: movieDuration)
     }

@@ -69,11 +69,14 @@ public enum MovieRepair {
         let tree = try AtomTree(source: file, stoppingAtDamage: true)
         let moovIndex = try fragmentedMovieAtomIndex(in: tree)
         let moov = tree.atoms[moovIndex]
+        guard try movieAtomMatchesChecksum(moov, in: file) else {
+            throw RepairError(code: .noMovieHeader, message: "the movie atom ('moov') does not match its checksum: the file's header was damaged before it reached the disk; nothing can be recovered")
+        }
         let info = try MovieInfo(tree: tree)
         guard info.movieHeader.timescale > 0 else {
             throw RepairError(code: .unsupportedTrack, message: "the movie header's time scale is 0, so no duration can be expressed")
         }
-        let (fragments, mediaEnd) = wholeFragments(in: tree, after: moovIndex)
+        let (fragments, mediaEnd) = try intactFragments(wholeFragments(in: tree, after: moovIndex), in: file, moov: moov)
         let writer = MovieWriter(repairing: file, configuration: configuration(of: info), mediaEnd: mediaEnd)
         let tracks = try adoptTracks(of: info, into: writer)
         // Gather every run first: the time shift comes from the video's first presentation.
@@ -81,6 +84,11 @@ public enum MovieRepair {
         let endTimes = try adopt(runs, shiftedBy: presentationShift(of: runs, tracks: tracks), tracks: tracks, into: writer)
         guard runs.contains(where: { !$0.samples.isEmpty || $0.frames > 0 }) else {
             throw RepairError(code: .noMovieHeader, message: "the file holds no whole fragment: the recording ended before its first fragment was written; nothing can be recovered")
+        }
+        // A video track left without a picture (its fragments' media lost) makes a movie readers
+        // refuse; nothing of such a recording is worth keeping.
+        for video in tracks.videoTrackIDs where !runs.contains(where: { $0.track == video && !$0.samples.isEmpty }) {
+            throw RepairError(code: .noMovieHeader, message: "no picture of video track \(video) survived intact: the recording's first fragment was lost; nothing can be recovered")
         }
         let discarded = tree.fileSize - mediaEnd
         let summary = try writer.finish(endTimes: endTimes)
@@ -155,6 +163,58 @@ public enum MovieRepair {
             index += 2
         }
         return (fragments, mediaEnd)
+    }
+
+    /// The fragments up to the first whose header and media do not match the checksum its `moof`
+    /// carries (``MediaChecksumAtom``): after a power cut, pages under a header that did land may
+    /// be missing or zero-filled, and such a fragment must not go into the repaired movie. A
+    /// fragment without a checksum (a movie written without them) is kept as before.
+    private static func intactFragments(_ whole: (fragments: [Fragment], mediaEnd: UInt64), in file: any MovieByteSource,
+                                        moov: AtomNode) throws -> (fragments: [Fragment], mediaEnd: UInt64) {
+        var kept: [Fragment] = []
+        var mediaEnd = moov.offset + moov.size
+        // A recording whose header carries a checksum gave every fragment one: a fragment
+        // without (its checksum atom zero-filled) is damaged too.
+        let required = moov.children("uuid").contains { $0.size == UInt64(MediaChecksumAtom.size) }
+        for fragment in whole.fragments {
+            guard try mediaMatchesChecksum(of: fragment, in: file, required: required) else { break }
+            kept.append(fragment)
+            mediaEnd = fragment.mdat.offset + fragment.mdat.size
+        }
+        return (kept, mediaEnd)
+    }
+
+    /// Whether the header `moov` matches the checksum it carries as its last atom; `true` when
+    /// it carries none.
+    private static func movieAtomMatchesChecksum(_ moov: AtomNode, in file: any MovieByteSource) throws -> Bool {
+        guard let node = moov.children("uuid").last, node.size == UInt64(MediaChecksumAtom.size),
+              let atom = MediaChecksumAtom(atom: try file.read(at: node.offset, count: MediaChecksumAtom.size)) else {
+            return true
+        }
+        let covered = try file.read(at: moov.offset, count: Int(node.offset - moov.offset))
+        return node.offset + node.size == moov.offset + moov.size && CRC32C.checksum(covered) == atom.checksum
+    }
+
+    /// Whether `fragment` matches its checksum; when it carries none, whether none is `required`.
+    private static func mediaMatchesChecksum(of fragment: Fragment, in file: any MovieByteSource, required: Bool) throws -> Bool {
+        guard let node = fragment.moof.children("uuid").first(where: { $0.size == UInt64(MediaChecksumAtom.size) }),
+              let atom = MediaChecksumAtom(atom: try file.read(at: node.offset, count: MediaChecksumAtom.size)) else {
+            return !required
+        }
+        let start = fragment.mdat.offset + UInt64(fragment.mdat.headerSize)
+        guard atom.mediaLength == fragment.mdat.size - UInt64(fragment.mdat.headerSize),
+              node.offset + node.size == fragment.moof.offset + fragment.moof.size else { return false }
+        var crc = CRC32C()
+        try file.read(at: fragment.moof.offset, count: Int(node.offset - fragment.moof.offset)).withUnsafeBytes { crc.update($0) }
+        var offset = start, left = atom.mediaLength
+        while left > 0 {
+            let block = try file.read(at: offset, count: Int(min(left, 1 << 20)))
+            guard !block.isEmpty else { return false }
+            block.withUnsafeBytes { crc.update($0) }
+            offset += UInt64(block.count)
+            left -= UInt64(block.count)
+        }
+        return crc.value == atom.checksum
     }
 
     /// The repairing writer's settings: the movie's time scale, creation time and metadata, with

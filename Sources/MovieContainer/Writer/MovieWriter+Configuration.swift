@@ -16,6 +16,10 @@ extension MovieWriter {
         public var fragmentInterval: Duration?
         /// When written data is forced to the disk.
         public var durability = Durability.none
+        /// A Boolean value that indicates whether each fragment's `moof` carries a CRC-32C of its
+        /// media (in a `uuid` atom players skip), so repair keeps only fragments whose media
+        /// reached the disk intact. Recordings turn it on; it costs a pass over the media.
+        public var checksumsFragments = false
         /// Movie metadata (creation date, location, device, software…), written as `moov/meta`
         /// after the tracks; nothing is written when it is empty.
         public var metadata: [MetadataItem] = []

@@ -62,6 +62,7 @@ public final class MovieWriter {
         self.configuration = configuration
         output = MovieSinkWriter(sink: sink, coalescesMediaWrites: configuration.coalescesMediaWrites)
         spill = SampleTableSpill(sink: sink, blockSize: tableBlockSize)
+        fragments.checksumsMedia = configuration.checksumsFragments
     }
 
     /// The number of bytes written to the sink so far, pending chunks excluded.

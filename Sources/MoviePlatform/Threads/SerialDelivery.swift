@@ -14,7 +14,7 @@ package final class SerialDelivery: Sendable {
         var running = false
     }
 
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
 
     package init() {}
 

@@ -42,7 +42,7 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
         var lastResult: RecordingResult?
     }
 
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
     private let eventContinuation: AsyncStream<Event>.Continuation
     /// The recording events, newest kept when nobody reads (up to 16).
     public let events: AsyncStream<Event>

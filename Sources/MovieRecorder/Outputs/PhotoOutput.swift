@@ -49,7 +49,7 @@ public final class PhotoOutput: OutputService, MediaReceiver {
         }
     }
 
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
 
     /// Creates a photo output at angle 0, unmirrored.
     /// - Parameters:

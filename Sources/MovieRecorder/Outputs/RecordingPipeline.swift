@@ -23,7 +23,7 @@ final class RecordingPipeline: Sendable {
     private let audio: (format: PCMFormat, isLive: Bool, name: String)?
     private let frameDurationNanoseconds: UInt64
     private let timescale: UInt32
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
     /// Frames for the encoder, each with its capture time on the recording's timeline (pauses
     /// taken out).
     private let frames: BoundedQueue<(frame: VideoFrame, time: UInt64)>
@@ -93,6 +93,7 @@ final class RecordingPipeline: Sendable {
         var configuration = MovieWriter.Configuration(creationTime: settings.metadataCreationTime, metadata: items)
         configuration.fragmentInterval = settings.fragmentInterval
         configuration.durability = settings.durability
+        configuration.checksumsFragments = true  // repair keeps only media that reached the disk intact
         return configuration
     }
 
@@ -426,7 +427,7 @@ final class RecordingPipeline: Sendable {
         try file.synchronize()
     }
 
-    private let lastDiskCheck = Mutex<UInt64>(0)
+    private let lastDiskCheck = LockedValue<UInt64>(0)
 
     /// Stops the recording at ``MovieFileOutput/maxRecordedFileSize`` or when the disk's free
     /// space falls below ``MovieFileOutput/minFreeDiskSpaceLimit`` (checked twice a second).

@@ -7,7 +7,7 @@ import MovieEncoding
 /// Which session an output belongs to: an output serves one session at a time, as in
 /// AVFoundation. The session is held weakly, so an output whose session is gone is free again.
 final class SessionClaim: Sendable {
-    private let owner = Mutex<WeakSession>(WeakSession())
+    private let owner = LockedValue<WeakSession>(WeakSession())
 
     private struct WeakSession: @unchecked Sendable {
         // @unchecked: a weak reference to an actor, only read and written under the mutex.

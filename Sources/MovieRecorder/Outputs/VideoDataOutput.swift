@@ -32,7 +32,7 @@ public final class VideoDataOutput: OutputService, MediaReceiver {
         var delivered = 0
     }
 
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
     private let continuation: AsyncStream<Frame>.Continuation
     /// The frames, for one consumer.
     public let frames: AsyncStream<Frame>

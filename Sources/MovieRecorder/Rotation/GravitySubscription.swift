@@ -18,7 +18,7 @@ final class GravitySubscription: Sendable {
     }
 
     /// Every shared source's subscribers, by source.
-    private static let hubs = Mutex<[ObjectIdentifier: Hub]>([:])
+    private static let hubs = LockedValue<[ObjectIdentifier: Hub]>([:])
 
     /// Subscribes `handler` to `source`, starting it if nobody listened yet.
     init(source: any GravitySource, handler: @escaping @Sendable (GravityVector) -> Void) throws {

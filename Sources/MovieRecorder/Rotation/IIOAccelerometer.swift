@@ -185,8 +185,8 @@ public final class IIOAccelerometer: GravitySource {
 
     /// What the polling thread updates: the latest reading and the latest failure.
     private final class Readings: Sendable {
-        let latest = Mutex<GravityVector?>(nil)
-        let failure = Mutex<GravitySourceError?>(nil)
+        let latest = LockedValue<GravityVector?>(nil)
+        let failure = LockedValue<GravitySourceError?>(nil)
     }
 
     /// The files one axis is read from.

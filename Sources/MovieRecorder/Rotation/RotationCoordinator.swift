@@ -65,7 +65,7 @@ public final class RotationCoordinator: Sendable {
         var invalidated = false
     }
 
-    private let state: Mutex<State>
+    private let state: LockedValue<State>
     /// Where angle changes wait for their listeners: queued under `state`'s lock, in order, and
     /// delivered after it is released.
     private let delivery = SerialDelivery()
@@ -87,7 +87,7 @@ public final class RotationCoordinator: Sendable {
         cameraName = camera.name
         let display = Self.normalize(previewDisplayRotation)
         let initial = Self.captureAngle(deviceRotation: 0, mounting: mount)
-        state = Mutex(State(capture: Angle(degrees: initial), preview: Angle(degrees: Self.normalize(initial - display)),
+        state = LockedValue(State(capture: Angle(degrees: initial), preview: Angle(degrees: Self.normalize(initial - display)),
                             displayRotation: display))
         guard let gravitySource else {
             subscription = nil

@@ -6,9 +6,9 @@ import Synchronization
 
 /// A registration for angle callbacks; ``cancel()`` ends it.
 public final class RotationObservation: Sendable {
-    private let onCancel: Mutex<(@Sendable () -> Void)?>
+    private let onCancel: LockedValue<(@Sendable () -> Void)?>
 
-    init(_ onCancel: @escaping @Sendable () -> Void) { self.onCancel = Mutex(onCancel) }
+    init(_ onCancel: @escaping @Sendable () -> Void) { self.onCancel = LockedValue(onCancel) }
 
     /// Stops the callbacks. Safe to call more than once.
     public func cancel() {

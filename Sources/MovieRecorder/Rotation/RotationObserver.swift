@@ -25,7 +25,7 @@ public final class RotationObserver: Sendable {
 
     /// The state, in a class so callbacks can hold it without holding the observer.
     private final class Shared: Sendable {
-        let state = Mutex(State())
+        let state = LockedValue(State())
     }
 
     private let shared = Shared()

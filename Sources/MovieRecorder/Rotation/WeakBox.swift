@@ -12,7 +12,7 @@ final class WeakBox<T: AnyObject>: Sendable {
         weak var value: T?
     }
 
-    private let reference = Mutex(Reference())
+    private let reference = LockedValue(Reference())
 
     init(_ value: T? = nil) { reference.withLock { $0.value = value } }
 

@@ -6,8 +6,8 @@ import Synchronization
 
 /// Hands each source event to every connected output, on the source's capture thread.
 final class MediaRouter: Sendable {
-    private let receivers = Mutex<[any MediaReceiver]>([])
-    private let interrupted = Mutex(false)
+    private let receivers = LockedValue<[any MediaReceiver]>([])
+    private let interrupted = LockedValue(false)
     private let onInterruption: @Sendable (InterruptionReason) -> Void
 
     init(onInterruption: @escaping @Sendable (InterruptionReason) -> Void) {
