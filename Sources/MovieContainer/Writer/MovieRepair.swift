@@ -76,7 +76,8 @@ public enum MovieRepair {
         guard info.movieHeader.timescale > 0 else {
             throw RepairError(code: .unsupportedTrack, message: "the movie header's time scale is 0, so no duration can be expressed")
         }
-        let (fragments, mediaEnd) = try intactFragments(wholeFragments(in: tree, after: moovIndex), in: file, moov: moov)
+        let intact = try intactFragments(wholeFragments(in: tree, after: moovIndex), in: file, moov: moov)
+        let (fragments, mediaEnd) = try soundFragments(intact, in: file, moov: moov, info: info)
         let writer = MovieWriter(repairing: file, configuration: configuration(of: info), mediaEnd: mediaEnd)
         let tracks = try adoptTracks(of: info, into: writer)
         // Gather every run first: the time shift comes from the video's first presentation.
@@ -182,6 +183,51 @@ public enum MovieRepair {
             mediaEnd = fragment.mdat.offset + fragment.mdat.size
         }
         return (kept, mediaEnd)
+    }
+
+    /// The fragments up to the first holding a video sample that is not a sequence of whole NAL
+    /// units (four-byte lengths, as this library writes them, each followed by a NAL header
+    /// with its forbidden bit clear): the check for fragments that carry no checksum, and a
+    /// second one for those that do.
+    private static func soundFragments(_ intact: (fragments: [Fragment], mediaEnd: UInt64), in file: any MovieByteSource,
+                                       moov: AtomNode, info: MovieInfo) throws -> (fragments: [Fragment], mediaEnd: UInt64) {
+        var probe = AdoptedTracks()
+        for track in info.tracks {
+            probe.ids[track.trackID] = TrackID(rawValue: track.trackID)
+            if track.mediaType == "vide" { probe.videoTrackIDs.insert(track.trackID) }
+        }
+        var kept: [Fragment] = []
+        var mediaEnd = moov.offset + moov.size
+        for fragment in intact.fragments {
+            let runs = try readRuns(of: [fragment], moov: moov, tracks: probe)
+            guard try runs.allSatisfy({ run in
+                try !probe.videoTrackIDs.contains(run.track) || samplesAreWholeNALUnits(run, in: file)
+            }) else { break }
+            kept.append(fragment)
+            mediaEnd = fragment.mdat.offset + fragment.mdat.size
+        }
+        return (kept, mediaEnd)
+    }
+
+    /// Whether every sample of the video `run` is a sequence of whole, length-prefixed NAL units.
+    private static func samplesAreWholeNALUnits(_ run: Run, in file: any MovieByteSource) throws -> Bool {
+        let total = run.samples.reduce(0) { $0 + Int($1.size) }
+        let bytes = try file.read(at: run.offset, count: total)
+        guard bytes.count == total else { return false }
+        var start = 0
+        for sample in run.samples {
+            let end = start + Int(sample.size)
+            var position = start
+            while position < end {
+                guard position + 5 <= end else { return false }
+                let length = bytes[position..<position + 4].reduce(0) { $0 << 8 | Int($1) }
+                let header = bytes[position + 4]
+                guard length > 0, position + 4 + length <= end, header & 0x80 == 0, header & 0x1F != 0 else { return false }
+                position += 4 + length
+            }
+            start = end
+        }
+        return true
     }
 
     /// Whether the header `moov` matches the checksum it carries as its last atom; `true` when
