@@ -91,3 +91,49 @@ import Testing
         #expect(await sessionTask.value == 0)
     }
 }
+
+/// A file-like source waits for an output to consume media; a photo request is one, and wakes it.
+@Suite(.serialized) struct NonLiveSourcePhotoTests {
+    @Test(.timeLimit(.minutes(1))) func aPhotoFromASourceThatWaitsForAConsumer() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let session = CaptureSession()
+        let photo = PhotoOutput()
+        let video = try TestPatternSource(width: 160, height: 120, frameRate: FrameRate(frames: 30), realTime: false)
+        try await session.configure { config in
+            try config.addInput(video)
+            try config.addOutput(photo)
+        }
+        try await session.startRunning()
+        let result = try await photo.capturePhoto(to: dir.file("still.jpg"))
+        await session.stopRunning()
+        #expect(result.width == 160 && result.height == 120, "\(result)")
+    }
+
+    /// An unfinished fragmented recording is refused by the orientation editor: its header is
+    /// under the recording's checksum, which repair checks, so editing it would make it
+    /// unrepairable.
+    @Test func rotatingAnUnfinishedRecordingAsksForRepairFirst() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        var configuration = MovieWriter.Configuration(creationTime: QuickTimeTimestamp(unixSeconds: 1_767_225_600), metadata: [])
+        configuration.fragmentInterval = .seconds(1)
+        configuration.checksumsFragments = true
+        let sink = InMemoryMovieSink()
+        let writer = MovieWriter(sink: sink, configuration: configuration)
+        let stream = try AnnexBStream(annexB: [UInt8](try Data(contentsOf: URL(fileURLWithPath: fixture("testsrc-ipp.264")))))
+        let track = try writer.addVideoTrack(VideoTrackFormat(h264: stream.configuration, timescale: 600))
+        for (n, unit) in stream.accessUnits.enumerated() {
+            try writer.appendVideoSample(unit.lengthPrefixed, to: track, decodeTime: Int64(n) * 20,
+                                         presentationTime: Int64(n) * 20, isSync: unit.isSync)
+        }
+        // No finish: cut off.
+        let path = dir.file("cut.mov")
+        try Data(sink.bytes).write(to: URL(fileURLWithPath: path))
+        let rotate = try run(try movrecPath(), ["rotate", path, "--angle", "90"])
+        #expect(rotate.status == 1)
+        #expect(rotate.error.contains("finish it with `movrec repair` first"), "\(rotate.error)")
+        let repair = try run(try movrecPath(), ["repair", path])
+        #expect(repair.status == 0, "the file is untouched, so it still repairs: \(repair.error)")
+    }
+}

@@ -181,7 +181,12 @@ public final class V4L2Camera: VideoSource {
     ///   ``SourceError`` with ``SourceError/Code/alreadyRunning`` while capturing.
     public func start(handler: @escaping @Sendable (VideoSourceEvent) -> Void) throws {
         let stream = try V4L2Stream(camera: self)
-        try thread.start { run in stream.run(run, handler: handler) }
+        do {
+            try thread.start { run in stream.run(run, handler: handler) }
+        } catch {
+            stream.shutdown()  // opened and streaming, but no thread will run it
+            throw error
+        }
     }
 
     /// Stops streaming and waits for the capture thread to end; does nothing when not

@@ -244,7 +244,9 @@ package final class V4L2Stream: @unchecked Sendable {
     }
 
     /// Stops streaming; the buffers and the device are released once no frame holds them.
-    private func shutdown() {
+    /// Stops streaming and releases the device once no frame is lent (also for a stream that
+    /// never ran, when its thread could not start).
+    package func shutdown() {
         var type = Int32(V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue)
         let teardown: Bool = lending.withLock { s in
             s.closing = true

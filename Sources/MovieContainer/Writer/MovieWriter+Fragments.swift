@@ -71,7 +71,10 @@ extension MovieWriter {
                                       at: offset + UInt64(fragment.moofSize), step: step + "'s media")
                 // Synced fragments: the media is on the disk before the header that points at
                 // it is written, so a synced header never points at media a power cut lost.
-                if configuration.durability == .syncEachFragment { try synchronize(fragment, step: "flushing the media of") }
+                if configuration.durability == .syncEachFragment {
+                    try output.flushMedia()  // a batching writer (a muxer) has only collected it
+                    try synchronize(fragment, step: "flushing the media of")
+                }
                 try output.store(UnsafeRawBufferPointer(rebasing: headers[..<fragment.moofSize]), at: offset,
                                  step: step + "'s header")
             }

@@ -47,6 +47,9 @@ public enum OrientationEditor {
         } catch let error as MovieFormatError {
             throw refuse("the file is not a finished movie this tool can read safely (\(error.message))")
         }
+        guard info.tree.atoms.first(where: { $0.type == "moov" })?.child("mvex") == nil else {
+            throw refuse("it is a fragmented recording that was never finished; finish it with `movrec repair` first, then set its orientation")
+        }
         guard info.tree.atoms.filter({ $0.type == "moov" }).count == 1 else {
             throw refuse("the file has more than one movie atom ('moov'), so which one players use is unclear")
         }

@@ -118,7 +118,8 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
     /// - Throws: `OrientationError` for an angle other than 0, 90, 180 or 270.
     public func setVideoRotationAngle(_ angle: Double) throws(OrientationError) {
         let orientation = try VideoOrientation(rotationAngle: angle, isMirrored: isVideoMirrored)
-        let pipeline = state.withLock { s in
+        let pipeline: RecordingPipeline? = state.withLock { s in
+            guard s.angle != angle else { return nil }  // the same angle again is no change
             s.angle = angle
             return s.pipeline
         }
@@ -181,16 +182,21 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
                                   onStart: { time in events.yield(.didStartRecording(path: path, time: time)) },
                                   onFinish: { [weak self] result in self?.finished(result, path: path) })
         }
-        let installed = state.withLock { s in
-            guard s.pipeline == nil else { return false }
+        let installed: RecordingError? = state.withLock { s in
+            guard s.pipeline == nil else {
+                return RecordingError(.alreadyRecording, "MovieFileOutput: another recording started at the same time")
+            }
+            guard s.sources != nil else {  // the session stopped, or let the output go, meanwhile
+                return RecordingError(.notConnected, "MovieFileOutput: the capture session stopped while the recording was starting")
+            }
             s.pipeline = pipeline
             s.lastResult = nil
-            return true
+            return nil
         }
-        guard installed else {
+        if let installed {
             pipeline.beginStop()
             pipeline.start()
-            throw RecordingError(.alreadyRecording, "MovieFileOutput: another recording started at the same time")
+            throw installed
         }
         pipeline.start()
         sources.wakeWaitingSources()  // a file source waits for an output to consume media

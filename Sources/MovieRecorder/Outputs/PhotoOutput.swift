@@ -230,6 +230,8 @@ public final class PhotoOutput: OutputService, MediaReceiver {
                     continuation.resume(throwing: refusal)
                     return
                 }
+                // A file source waits for an output to consume media: this one now does.
+                state.withLock { $0.sources }?.wakeWaitingSources()
                 let timer = Task { [weak self] in
                     try? await Task.sleep(for: timeout)
                     guard !Task.isCancelled else { return }

@@ -185,7 +185,16 @@ public actor CaptureSession {
             if videoChanged { halt(proposed.videoInput) }
             if audioChanged { halt(proposed.audioInput) }
             await runBlocking { for stop in undo { stop() } }
+            restoreClaims(after: proposed, to: old)
             throw error
+        }
+        let removed = old.outputs.filter { o in !proposed.outputs.contains { $0 === o } }.compactMap { $0 as? any MediaReceiver }
+        let kept = proposed.outputs.compactMap { $0 as? any MediaReceiver }
+        // Outputs first, as in stop(): a recording stops taking media, and releases a file
+        // source waiting on it, before the old source threads are joined.
+        for output in removed { output.disconnect(.removed) }
+        if videoChanged || audioChanged {
+            for output in kept { output.disconnect(.inputsChanged) }
         }
         let oldVideo = videoChanged ? old.videoInput : nil
         let oldAudio = audioChanged ? old.audioInput : nil
@@ -196,16 +205,21 @@ public actor CaptureSession {
             oldAudio?.stop()
         }
         configuration = proposed
-        let removed = old.outputs.filter { o in !proposed.outputs.contains { $0 === o } }.compactMap { $0 as? any MediaReceiver }
-        for output in removed { output.disconnect(.removed) }
-        let kept = proposed.outputs.compactMap { $0 as? any MediaReceiver }
-        if videoChanged || audioChanged {
-            for output in kept { output.disconnect(.inputsChanged) }
-        }
         router.setReceivers(kept)
         let description = sourceDescription()
         for output in kept { output.connect(description) }
         for output in removed { await output.finishDisconnecting() }
+    }
+
+    /// Undoes ``claimOutputs(of:)`` for a change that failed: the outputs it added are given up,
+    /// those it dropped are this session's again.
+    private func restoreClaims(after proposed: Configuration, to old: Configuration) {
+        for output in proposed.outputs where !old.outputs.contains(where: { $0 === output }) {
+            (output as? any MediaReceiver)?.sessionClaim.release(from: self)
+        }
+        for output in old.outputs where !proposed.outputs.contains(where: { $0 === output }) {
+            _ = (output as? any MediaReceiver)?.sessionClaim.claim(for: self)
+        }
     }
 
     /// Claims the outputs `proposed` adds for this session and releases those it drops.
