@@ -1,16 +1,10 @@
 /// `stts`: sample durations as runs of (count, duration) in decode order (QuickTime File
 /// Format, "Time-to-Sample Atom").
-package struct TimeToSampleAtom: QuickTimeAtom {
+package struct TimeToSampleAtom: StreamedTableAtom {
     package static let type: FourCC = "stts"
     package var entries: [(count: UInt32, duration: UInt32)]
 
     package init(entries: [(count: UInt32, duration: UInt32)]) { self.entries = entries }
-
-    /// Writes an `stts` atom of `entryCount` entries that `writeEntries` appends, already
-    /// encoded: for a writer that streams a table too long to hold as an array.
-    package static func write(entryCount: Int, to w: inout ByteWriter, entries writeEntries: (inout ByteWriter) throws -> Void) throws {
-        try w.writeAtom(type) { try writeTableBody(entryCount: entryCount, to: &$0, entries: writeEntries) }
-    }
 
     package func writeBody(to w: inout ByteWriter) {
         writeTableBody(entryCount: entries.count, to: &w) { w in
@@ -37,17 +31,12 @@ package struct TimeToSampleAtom: QuickTimeAtom {
 /// `ctts`: composition offsets (presentation − decode time) as runs of (count, offset)
 /// (QuickTime File Format, "Composition Offset Atom"). This library writes version 0 with
 /// non-negative offsets; the reader accepts version 1's signed offsets too.
-package struct CompositionOffsetAtom: QuickTimeAtom {
+package struct CompositionOffsetAtom: StreamedTableAtom {
     package static let type: FourCC = "ctts"
     package var entries: [(count: UInt32, offset: Int32)]
 
     package init(entries: [(count: UInt32, offset: Int32)]) { self.entries = entries }
 
-    /// Writes a version-0 `ctts` atom of `entryCount` entries that `writeEntries` appends,
-    /// already encoded: for a writer that streams a table too long to hold as an array.
-    package static func write(entryCount: Int, to w: inout ByteWriter, entries writeEntries: (inout ByteWriter) throws -> Void) throws {
-        try w.writeAtom(type) { try writeTableBody(entryCount: entryCount, to: &$0, entries: writeEntries) }
-    }
 
     package func writeBody(to w: inout ByteWriter) {
         writeTableBody(entryCount: entries.count, to: &w) { w in
@@ -73,17 +62,11 @@ package struct CompositionOffsetAtom: QuickTimeAtom {
 
 /// `stss`: the 1-based numbers of the sync (key) samples (QuickTime File Format, "Sync Sample
 /// Atom"). Absent when every sample is a sync sample.
-package struct SyncSampleAtom: QuickTimeAtom {
+package struct SyncSampleAtom: StreamedTableAtom {
     package static let type: FourCC = "stss"
     package var sampleNumbers: [UInt32]
 
     package init(sampleNumbers: [UInt32]) { self.sampleNumbers = sampleNumbers }
-
-    /// Writes an `stss` atom of `entryCount` sample numbers that `writeEntries` appends,
-    /// already encoded: for a writer that streams a table too long to hold as an array.
-    package static func write(entryCount: Int, to w: inout ByteWriter, entries writeEntries: (inout ByteWriter) throws -> Void) throws {
-        try w.writeAtom(type) { try writeTableBody(entryCount: entryCount, to: &$0, entries: writeEntries) }
-    }
 
     package func writeBody(to w: inout ByteWriter) {
         writeTableBody(entryCount: sampleNumbers.count, to: &w) { w in
@@ -103,7 +86,7 @@ package struct SyncSampleAtom: QuickTimeAtom {
 
 /// `stsc`: how many samples each chunk holds, as runs starting at a 1-based chunk number
 /// (QuickTime File Format, "Sample-to-Chunk Atom").
-package struct SampleToChunkAtom: QuickTimeAtom {
+package struct SampleToChunkAtom: StreamedTableAtom {
     package static let type: FourCC = "stsc"
 
     package struct Entry: Hashable, Sendable {
@@ -120,12 +103,6 @@ package struct SampleToChunkAtom: QuickTimeAtom {
     package var entries: [Entry]
 
     package init(entries: [Entry]) { self.entries = entries }
-
-    /// Writes an `stsc` atom of `entryCount` entries that `writeEntries` appends, already
-    /// encoded: for a writer that streams a table too long to hold as an array.
-    package static func write(entryCount: Int, to w: inout ByteWriter, entries writeEntries: (inout ByteWriter) throws -> Void) throws {
-        try w.writeAtom(type) { try writeTableBody(entryCount: entryCount, to: &$0, entries: writeEntries) }
-    }
 
     package func writeBody(to w: inout ByteWriter) {
         writeTableBody(entryCount: entries.count, to: &w) { w in
@@ -209,17 +186,11 @@ package struct SampleSizeAtom: QuickTimeAtom {
 }
 
 /// `stco`: 32-bit file offsets of each chunk (QuickTime File Format, "Chunk Offset Atom").
-package struct ChunkOffsetAtom: QuickTimeAtom {
+package struct ChunkOffsetAtom: StreamedTableAtom {
     package static let type: FourCC = "stco"
     package var offsets: [UInt32]
 
     package init(offsets: [UInt32]) { self.offsets = offsets }
-
-    /// Writes an `stco` atom of `entryCount` offsets that `writeEntries` appends, already
-    /// encoded: for a writer that streams a table too long to hold as an array.
-    package static func write(entryCount: Int, to w: inout ByteWriter, entries writeEntries: (inout ByteWriter) throws -> Void) throws {
-        try w.writeAtom(type) { try writeTableBody(entryCount: entryCount, to: &$0, entries: writeEntries) }
-    }
 
     package func writeBody(to w: inout ByteWriter) {
         writeTableBody(entryCount: offsets.count, to: &w) { w in
@@ -239,17 +210,11 @@ package struct ChunkOffsetAtom: QuickTimeAtom {
 
 /// `co64`: 64-bit chunk offsets, used once any offset passes 2^32 − 1 (QuickTime File Format,
 /// "64-bit Chunk Offset Atom").
-package struct ChunkOffset64Atom: QuickTimeAtom {
+package struct ChunkOffset64Atom: StreamedTableAtom {
     package static let type: FourCC = "co64"
     package var offsets: [UInt64]
 
     package init(offsets: [UInt64]) { self.offsets = offsets }
-
-    /// Writes a `co64` atom of `entryCount` offsets that `writeEntries` appends, already
-    /// encoded: for a writer that streams a table too long to hold as an array.
-    package static func write(entryCount: Int, to w: inout ByteWriter, entries writeEntries: (inout ByteWriter) throws -> Void) throws {
-        try w.writeAtom(type) { try writeTableBody(entryCount: entryCount, to: &$0, entries: writeEntries) }
-    }
 
     package func writeBody(to w: inout ByteWriter) {
         writeTableBody(entryCount: offsets.count, to: &w) { w in
@@ -269,6 +234,19 @@ package struct ChunkOffset64Atom: QuickTimeAtom {
 
 /// The body every sample table but `stsz` shares: version 0, no flags, the 32-bit entry count,
 /// then the entries, which `writeEntries` appends.
+/// A sample table whose entries a writer may stream behind its header instead of holding them
+/// as an array: `stts`, `ctts`, `stss`, `stsc`, `stco`, `co64` (version 0, an entry count, the
+/// entries).
+package protocol StreamedTableAtom: QuickTimeAtom {}
+
+extension StreamedTableAtom {
+    /// Writes the atom with `entryCount` entries that `writeEntries` appends, already encoded: for
+    /// a writer that streams a table too long to hold as an array.
+    package static func write(entryCount: Int, to w: inout ByteWriter, entries writeEntries: (inout ByteWriter) throws -> Void) throws {
+        try w.writeAtom(type) { try writeTableBody(entryCount: entryCount, to: &$0, entries: writeEntries) }
+    }
+}
+
 private func writeTableBody(entryCount: Int, to w: inout ByteWriter, entries writeEntries: (inout ByteWriter) throws -> Void) rethrows {
     w.writeVersionAndFlags(version: 0, flags: 0)
     w.write(UInt32(entryCount))
