@@ -34,13 +34,14 @@ let package = Package(
         .target(name: "CALSA", dependencies: ["CLinux"]),
         .target(name: "CV4L2", dependencies: ["CLinux"]),
         .target(name: "CTurboJPEG", dependencies: ["CLinux"]),
-        // Linux calls glibc hides behind _GNU_SOURCE (fallocate), and the loader the four use.
+        .target(name: "CAVCodec", dependencies: ["CLinux"]),
+        // Linux calls glibc hides behind _GNU_SOURCE (fallocate), and the loader the five use.
         .target(name: "CLinux"),
         // Files, mappings, threads, bounded queues, the clock and the library loader: internal to
         // this package (`package` access), the only Swift code that calls the system directly.
         .target(
             name: "MoviePlatform",
-            dependencies: ["MovieContainer", "CLinux", "CX264", "CALSA", "CV4L2", "CTurboJPEG"],
+            dependencies: ["MovieContainer", "CLinux", "CX264", "CALSA", "CV4L2", "CTurboJPEG", "CAVCodec"],
             swiftSettings: strict
         ),
         // Where media comes from: V4L2 cameras, ALSA microphones, the test pattern and tone,
@@ -50,10 +51,10 @@ let package = Package(
             dependencies: ["MovieContainer", "MoviePlatform", "CV4L2", "CALSA", "CLinux"],
             swiftSettings: strict
         ),
-        // H.264 through libx264, JPEG through TurboJPEG, Exif.
+        // H.264 through libx264, AAC through FFmpeg's libavcodec, JPEG through TurboJPEG, Exif.
         .target(
             name: "MovieEncoding",
-            dependencies: ["MovieContainer", "MoviePlatform", "MovieCapture", "CX264", "CTurboJPEG"],
+            dependencies: ["MovieContainer", "MoviePlatform", "MovieCapture", "CX264", "CTurboJPEG", "CAVCodec"],
             swiftSettings: strict
         ),
         // The AVFoundation-shaped API: session, outputs, rotation, file editing.

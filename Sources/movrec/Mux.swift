@@ -11,9 +11,11 @@ import Glibc
 enum MuxCommand {
     static let usage = """
         mux OUT.mov --video FILE.264 [--audio FILE.wav] [--fps N[/D]] [--rotation A] [--mirror] [--overwrite]
-            [--fragment-interval S] [--sync]
+            [--fragment-interval S] [--sync] [--audio-codec lpcm|aac] [--audio-bitrate KBITS]
             Write an H.264 Annex-B stream (and a PCM WAV file) into a QuickTime movie without
-            re-encoding, with the given orientation in the track matrix. --fragment-interval
+            re-encoding the video, with the given orientation in the track matrix. The WAV's PCM
+            goes in as it is, or with --audio-codec aac is encoded to AAC (default 128 kbit/s for
+            stereo, 64 for mono). --fragment-interval
             writes a movie fragment every S seconds, as a recording does, and finishes the file
             into an ordinary movie. --sync flushes the movie (and each fragment) to the disk
             before exiting; by default, like cp, the kernel writes it back in its own time.
@@ -21,7 +23,7 @@ enum MuxCommand {
 }
 
 /// `movrec mux OUT.mov --video FILE.264 [--audio FILE.wav] [--fps N[/D]] [--rotation A] [--mirror] [--overwrite]
-/// [--fragment-interval S] [--sync]`
+/// [--fragment-interval S] [--sync] [--audio-codec lpcm|aac] [--audio-bitrate KBITS]`
 func mux(_ args: inout Arguments) throws -> Int32 {
     guard let videoPath = try args.option("--video") else { throw Arguments.UsageError(description: "--video FILE.264 is required") }
     let audioPath = try args.option("--audio")
@@ -29,6 +31,8 @@ func mux(_ args: inout Arguments) throws -> Int32 {
     let rotationText = try args.option("--rotation") ?? "0"
     let fragmentText = try args.option("--fragment-interval")
     let mirror = args.flag("--mirror")
+    let audioCodecText = try args.option("--audio-codec")
+    let audioBitrateText = try args.option("--audio-bitrate")
     var options = StreamMuxer.Options()
     options.overwrite = args.flag("--overwrite")
     options.synchronizesToDisk = args.flag("--sync")
@@ -40,6 +44,7 @@ func mux(_ args: inout Arguments) throws -> Int32 {
         options.fragmentInterval = .nanoseconds(Int64(seconds * 1e9))
     }
     options.frameRate = try parseFrameRate(fpsText)
+    options.audioEncoding = try RecordOptions.audioEncoding(codec: audioCodecText, bitrate: audioBitrateText, defaultCodec: .lpcm)
     guard let angle = Double(rotationText) else { throw Arguments.UsageError(description: "--rotation \(rotationText) is not a number") }
     options.orientation = try VideoOrientation(rotationAngle: angle, isMirrored: mirror)
     // The inputs are mapped while the output is written: writing over one of them would cut

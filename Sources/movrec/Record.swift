@@ -7,12 +7,15 @@ enum RecordCommand {
                [--size WxH] [--fps N[/D]] [--rotation A] [--mirror] [--duration S] [--overwrite]
                [--preset P] [--tune T] [--profile P] [--crf N | --bitrate KBITS] [--keyint N]
                [--bframes N] [--threads N] [--x264-params k=v:k=v] [--quiet]
+               [--audio-codec aac|lpcm] [--audio-bitrate KBITS] [--sync-marks]
                [--gravity iio[:NAME|:PATH] | manual] [--mounting front|back|external[:ROTATION]]
                [--max-size BYTES[K|M|G]] [--min-free BYTES[K|M|G]]
                [--fragment-interval S | --no-fragments] [--sync]
-            Record H.264 and PCM into a QuickTime movie from a V4L2 camera (default /dev/video0),
-            the test pattern or a Y4M file, and an ALSA device, a tone or a WAV file (default
-            none). The rotation goes into the track matrix. Ctrl-C or SIGTERM stops cleanly with
+            Record H.264 and AAC (or --audio-codec lpcm; AAC at --audio-bitrate, default 128
+            kbit/s for stereo, 64 for mono) into a QuickTime movie from a V4L2 camera (default
+            /dev/video0), the test pattern or a Y4M file, and an ALSA device, a tone or a WAV file
+            (default none). --sync-marks makes the test pattern flash white and the tone click at
+            every whole second, to check audio-video sync. The rotation goes into the track matrix. Ctrl-C or SIGTERM stops cleanly with
             a finalized movie; --duration stops after that many seconds of media. With --gravity
             the angle comes from the accelerometer and the camera's mounting (the driver's, or
             --mounting) instead of --rotation. A movie fragment is written every second (or
@@ -48,6 +51,7 @@ extension RecordCommand {
     /// - Throws: `Arguments.UsageError` for a bad `--max-size`, `--min-free` or `--fragment-interval`.
     static func movieOutput(_ options: RecordOptions) throws -> MovieFileOutput {
         let movie = MovieFileOutput(encoderSettings: options.encoder)
+        movie.audioSettings = options.audioEncoding
         movie.maxRecordedDuration = options.maxDuration
         movie.maxRecordedFileSize = try RecordOptions.byteCount(options.maxFileSize, "--max-size")
         movie.minFreeDiskSpaceLimit = try RecordOptions.byteCount(options.minFreeDiskSpace, "--min-free")

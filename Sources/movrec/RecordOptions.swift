@@ -19,6 +19,9 @@ struct RecordOptions {
     /// Whether `--rotation` was given, which `--gravity` excludes.
     var hasRotation: Bool
     var encoder: H264EncoderSettings
+    var audioEncoding: AudioEncoderSettings
+    /// `--sync-marks`: the test pattern flashes and the tone clicks at every whole second.
+    var syncMarks: Bool
     var maxDuration: Duration?
     var maxFileSize: String?
     var minFreeDiskSpace: String?
@@ -49,6 +52,9 @@ struct RecordOptions {
         syncFragments = args.flag("--sync")
         overwrite = args.flag("--overwrite")
         let encoderText = try EncoderText(taking: &args)
+        let audioCodecText = try args.option("--audio-codec")
+        let audioBitrateText = try args.option("--audio-bitrate")
+        syncMarks = args.flag("--sync-marks")
         quiet = args.flag("--quiet")
         try args.finish(positionalCount: 1...1)
         output = args.positional[0]
@@ -58,6 +64,7 @@ struct RecordOptions {
         size = try sizeText.map(Self.size)
         frameRate = try fpsText.map(parseFrameRate)
         encoder = try encoderText.settings()
+        audioEncoding = try Self.audioEncoding(codec: audioCodecText, bitrate: audioBitrateText)
         maxDuration = try durationText.map(Self.duration)
     }
 
@@ -102,6 +109,26 @@ struct RecordOptions {
 }
 
 extension RecordOptions {
+    /// `--audio-codec aac|lpcm` and `--audio-bitrate KBITS` (AAC only), for `record` and `mux`;
+    /// AAC unless `defaultCodec` says otherwise.
+    static func audioEncoding(codec: String?, bitrate: String?, defaultCodec: AudioEncoderSettings.Codec = .aac) throws -> AudioEncoderSettings {
+        var settings = AudioEncoderSettings(codec: defaultCodec)
+        if let codec {
+            guard let value = AudioEncoderSettings.Codec(rawValue: codec) else {
+                throw Arguments.UsageError(description: "--audio-codec \(codec) is not aac or lpcm")
+            }
+            settings.codec = value
+        }
+        if let bitrate {
+            guard let kbps = Int(bitrate), kbps > 0, kbps <= 2048 else {
+                throw Arguments.UsageError(description: "--audio-bitrate \(bitrate) is not a positive number of kbit/s")
+            }
+            guard settings.codec == .aac else { throw Arguments.UsageError(description: "--audio-bitrate needs --audio-codec aac") }
+            settings.bitRate = kbps * 1000
+        }
+        return settings
+    }
+
     /// The x264 options: the preset, tune and profile as given, the numbers still text until the
     /// whole command line has been read.
     private struct EncoderText {

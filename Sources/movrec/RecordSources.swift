@@ -15,8 +15,9 @@ struct RecordSources {
     /// - Throws: the source's error when one cannot be opened; `Arguments.UsageError` for a bad
     ///   `--gravity` or `--mounting`, or for `--gravity` together with `--rotation`.
     init(_ options: RecordOptions) throws {
-        video = try makeVideoSource(options.video, size: options.size.map { ($0.width, $0.height) }, frameRate: options.frameRate)
-        audio = try makeAudioSource(options.audio)
+        video = try makeVideoSource(options.video, size: options.size.map { ($0.width, $0.height) }, frameRate: options.frameRate,
+                                    marksSeconds: options.syncMarks)
+        audio = try makeAudioSource(options.audio, marksSeconds: options.syncMarks)
         gravity = try options.gravity.map(makeGravitySource)
         if gravity != nil && options.hasRotation {
             throw Arguments.UsageError(description: "--rotation and --gravity exclude each other: the angle comes from one or the other")

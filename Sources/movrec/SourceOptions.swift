@@ -3,10 +3,12 @@ import MovieCapture
 import MovieEncoding
 import MovieRecorder
 
-func makeVideoSource(_ spec: String, size: (Int, Int)?, frameRate: FrameRate?) throws -> any VideoSource {
+/// The video source `spec` names; `marksSeconds` makes the test pattern flash white at every
+/// whole second (`--sync-marks`).
+func makeVideoSource(_ spec: String, size: (Int, Int)?, frameRate: FrameRate?, marksSeconds: Bool = false) throws -> any VideoSource {
     if spec == "testsrc" {
         let (w, h) = size ?? (1280, 720)
-        return try TestPatternSource(width: w, height: h, frameRate: frameRate ?? FrameRate(frames: 30))
+        return try TestPatternSource(width: w, height: h, frameRate: frameRate ?? FrameRate(frames: 30), marksSeconds: marksSeconds)
     }
     if spec.hasSuffix(".y4m") {
         return try Y4MFileSource(path: spec)
@@ -14,10 +16,12 @@ func makeVideoSource(_ spec: String, size: (Int, Int)?, frameRate: FrameRate?) t
     return try V4L2Camera(path: spec, width: size?.0, height: size?.1, frameRate: frameRate)
 }
 
-func makeAudioSource(_ spec: String) throws -> (any AudioSource)? {
+/// The audio source `spec` names; `marksSeconds` makes the tone click at every whole second
+/// instead (`--sync-marks`).
+func makeAudioSource(_ spec: String, marksSeconds: Bool = false) throws -> (any AudioSource)? {
     switch spec {
     case "none": return nil
-    case "tone": return try ToneSource()
+    case "tone": return try ToneSource(marksSeconds: marksSeconds)
     default:
         if spec.hasSuffix(".wav") { return try WAVFileSource(path: spec) }
         return try ALSAMicrophone(device: spec)

@@ -164,6 +164,14 @@ package struct TestPatternRenderer: Sendable {
         return (bounce(n &* 6, width - movingBoxSize.width), bounce(n &* 4, height - movingBoxSize.height))
     }
 
+    /// Fills a tightly packed picture at `base` with white (video-range luma 235, neutral
+    /// chroma): the test pattern's mark of a whole second.
+    package func renderWhite(into base: UnsafeMutableRawPointer) {
+        let luma = width * height
+        memset(base, 235, luma)
+        memset(base + luma, 128, pixelFormat.byteCount(width: width, height: height) - luma)
+    }
+
     /// Draws frame `n` into a tightly packed picture at `base`
     /// (``PixelFormat/byteCount(width:height:)`` bytes).
     package func render(frame n: UInt64, into base: UnsafeMutableRawPointer) {

@@ -16,6 +16,10 @@ import MoviePlatform
 /// real time the source delivers frames as fast as the handler returns them, stamped
 /// `start + n × frame duration`, and waits for a free buffer instead of dropping.
 ///
+/// With ``marksSeconds``, the frame that starts each whole second of media time is drawn all
+/// white, a mark a sync checker finds after encoding and decoding; live, the source then keeps
+/// the media clock it shares with a ``ToneSource`` marking seconds (see ``marksSeconds``).
+///
 /// `start(handler:)` while capturing throws ``SourceError/Code/alreadyRunning``; after
 /// ``stop()``, or after the source has ended, it starts over from frame 0 with a new start time.
 public final class TestPatternSource: VideoSource {
@@ -31,6 +35,11 @@ public final class TestPatternSource: VideoSource {
     /// The number of pictures consumers may hold at once before frames are dropped (in real
     /// time) or the source waits (otherwise).
     public let bufferCount: Int
+    /// A Boolean value that indicates whether the frame starting each whole second of media
+    /// time is white. Live, frame *n*'s time is then counted from the media clock that every
+    /// synthetic source marking seconds in this process shares (time 0 is when the first of
+    /// them started), so a ``ToneSource``'s clicks fall on the same instants as the flashes.
+    public let marksSeconds: Bool
 
     package let renderer: TestPatternRenderer
     private let thread: SourceThread
@@ -45,10 +54,12 @@ public final class TestPatternSource: VideoSource {
     ///     them as fast as the handler takes them.
     ///   - frameLimit: The number of frame times before the source ends, or `nil` for no end.
     ///   - bufferCount: The number of pooled pictures, at least 1.
+    ///   - marksSeconds: Whether the frame starting each whole second is white, for measuring
+    ///     audio–video sync.
     /// - Throws: ``SourceError`` with ``SourceError/Code/invalidConfiguration`` for a size, rate,
     ///   limit or buffer count out of range.
     public init(width: Int, height: Int, frameRate: FrameRate, pixelFormat: PixelFormat = .i420, realTime: Bool = true,
-                frameLimit: Int? = nil, bufferCount: Int = 6) throws(SourceError) {
+                frameLimit: Int? = nil, bufferCount: Int = 6, marksSeconds: Bool = false) throws(SourceError) {
         func invalid(_ message: String) -> SourceError {
             SourceError(.invalidConfiguration, source: "test pattern", step: "creating", message)
         }
@@ -66,6 +77,7 @@ public final class TestPatternSource: VideoSource {
         isLive = realTime
         self.frameLimit = frameLimit
         self.bufferCount = bufferCount
+        self.marksSeconds = marksSeconds
         renderer = TestPatternRenderer(width: width, height: height, pixelFormat: pixelFormat)
         thread = SourceThread(sourceName: name, threadName: "test pattern")
     }
@@ -73,21 +85,22 @@ public final class TestPatternSource: VideoSource {
     /// Starts capturing on a dedicated thread.
     /// - Throws: ``SourceError`` with ``SourceError/Code/alreadyRunning`` while capturing.
     public func start(handler: @escaping @Sendable (VideoSourceEvent) -> Void) throws {
-        let renderer = self.renderer, live = isLive, limit = frameLimit.map(UInt64.init) ?? .max
+        let renderer = self.renderer, live = isLive, limit = frameLimit.map(UInt64.init) ?? .max, marks = marksSeconds
         let pool = PixelBufferPool(bufferSize: format.pixelFormat.byteCount(width: format.width, height: format.height),
                                    count: bufferCount)
         let rate = format.frameRate
         try thread.start { run in
-            let timeline = CaptureTimeline(start: MonotonicClock.now(), count: UInt64(rate.frames),
-                                           seconds: UInt64(rate.seconds))
-            var n: UInt64 = 0
+            let (timeline, first) = marks && live
+                ? SyncMarkClock.timeline(count: UInt64(rate.frames), seconds: UInt64(rate.seconds))
+                : (CaptureTimeline(start: MonotonicClock.now(), count: UInt64(rate.frames), seconds: UInt64(rate.seconds)), 0)
+            var n = first
             while !run.isStopRequested {
-                guard n < limit else { return run.finish { handler(.ended) } }
+                guard n - first < limit else { return run.finish { handler(.ended) } }
                 let due = timeline.time(of: n)
                 if live {
                     guard run.wait(until: due) else { return }
                     // A whole frame time late or more: those frames were never captured.
-                    let current = min(timeline.index(at: MonotonicClock.now()), limit)
+                    let current = min(timeline.index(at: MonotonicClock.now()), first &+ limit)
                     if current > n {
                         handler(.dropped(count: Int(current - n)))
                         n = current
@@ -99,7 +112,11 @@ public final class TestPatternSource: VideoSource {
                     n += 1
                     continue
                 }
-                renderer.render(frame: n, into: lease.base)
+                if marks && SyncMarkClock.isMark(n, count: UInt64(rate.frames), seconds: UInt64(rate.seconds)) {
+                    renderer.renderWhite(into: lease.base)
+                } else {
+                    renderer.render(frame: n, into: lease.base)
+                }
                 handler(.frame(VideoFrame(packed: lease.base, width: renderer.width, height: renderer.height,
                                           pixelFormat: renderer.pixelFormat, timestamp: due, sequenceNumber: n,
                                           storage: lease)))

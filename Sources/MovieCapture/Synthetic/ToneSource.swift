@@ -33,6 +33,13 @@ public final class ToneSource: AudioSource {
     /// `nil` to run until stopped.
     public let durationFrames: Int?
 
+    /// A Boolean value that indicates whether the source clicks at each whole second of media
+    /// time instead of playing the tone: a pulse at ``amplitude`` lasting a millisecond, whose
+    /// onset a sync checker finds to the sample after encoding and decoding. Live, its time is
+    /// counted from the media clock every synthetic source marking seconds in this process
+    /// shares, so the clicks fall on the same instants as a ``TestPatternSource``'s flashes.
+    public let marksSeconds: Bool
+
     private let thread: SourceThread
 
     /// Creates a tone generator.
@@ -45,10 +52,13 @@ public final class ToneSource: AudioSource {
     ///     as the handler takes them.
     ///   - bufferFrames: The frames per buffer; `nil` for 20 ms (`sampleRate / 50`).
     ///   - durationFrames: The number of frames before the source ends, or `nil` for no end.
+    ///   - marksSeconds: Whether the source clicks at each whole second instead of playing the
+    ///     tone, for measuring audio–video sync.
     /// - Throws: ``SourceError`` with ``SourceError/Code/invalidConfiguration`` for a parameter
     ///   out of range.
     public init(frequency: Double = 1000, sampleRate: Int = 48_000, channelCount: Int = 2, amplitude: Double = 0.5,
-                realTime: Bool = true, bufferFrames: Int? = nil, durationFrames: Int? = nil) throws(SourceError) {
+                realTime: Bool = true, bufferFrames: Int? = nil, durationFrames: Int? = nil,
+                marksSeconds: Bool = false) throws(SourceError) {
         func invalid(_ message: String) -> SourceError {
             SourceError(.invalidConfiguration, source: "tone", step: "creating", message)
         }
@@ -71,6 +81,7 @@ public final class ToneSource: AudioSource {
         self.amplitude = amplitude
         self.bufferFrames = bufferFrames
         self.durationFrames = durationFrames
+        self.marksSeconds = marksSeconds
         thread = SourceThread(sourceName: name, threadName: "tone")
     }
 
@@ -79,23 +90,30 @@ public final class ToneSource: AudioSource {
     public func start(handler: @escaping @Sendable (AudioSourceEvent) -> Void) throws {
         let live = isLive, rate = UInt64(format.sampleRate), channels = Int(format.channelCount)
         let bufferFrames = UInt64(self.bufferFrames), total = durationFrames.map(UInt64.init) ?? .max
-        let step = 2 * Double.pi * frequency / Double(rate), scale = amplitude * Double(Int16.max)
+        let step = 2 * Double.pi * frequency / Double(rate), scale = amplitude * Double(Int16.max), marks = marksSeconds
         try thread.start { run in
-            let timeline = CaptureTimeline(start: MonotonicClock.now(), count: rate)
+            let (timeline, first) = marks && live
+                ? SyncMarkClock.timeline(count: rate) : (CaptureTimeline(start: MonotonicClock.now(), count: rate), 0)
             var phase = 0.0
-            var k: UInt64 = 0
+            var k = first
             while !run.isStopRequested {
-                guard k < total else { return run.finish { handler(.ended) } }
-                let count = min(bufferFrames, total - k)
+                guard k - first < total else { return run.finish { handler(.ended) } }
+                let count = min(bufferFrames, total - (k - first))
                 if live { guard run.wait(until: timeline.time(of: k + count)) else { return } }
                 var bytes = [UInt8](repeating: 0, count: Int(count) * channels * 2)
                 bytes.withUnsafeMutableBytes { raw in
                     let samples = raw.bindMemory(to: Int16.self)
                     for frame in 0..<Int(count) {
-                        let value = Int16((scale * sin(phase)).rounded()).littleEndian
-                        for channel in 0..<channels { samples[frame * channels + channel] = value }
-                        phase += step
-                        if phase >= 2 * Double.pi { phase -= 2 * Double.pi }
+                        let value: Int16
+                        if marks {
+                            // A click: the first millisecond of every second.
+                            value = (k + UInt64(frame)) % rate < max(1, rate / 1000) ? Int16(scale.rounded()) : 0
+                        } else {
+                            value = Int16((scale * sin(phase)).rounded())
+                            phase += step
+                            if phase >= 2 * Double.pi { phase -= 2 * Double.pi }
+                        }
+                        for channel in 0..<channels { samples[frame * channels + channel] = value.littleEndian }
                     }
                 }
                 handler(.buffer(AudioBuffer(bytes: bytes, frameCount: Int(count), timestamp: timeline.time(of: k))))

@@ -61,8 +61,15 @@ package struct SoundSampleEntry: Hashable, Sendable {
         return .init(format: format, body: w.bytes)
     }
 
+    /// The sample description formats that hold uncompressed PCM.
+    static let pcmFormats: Set<FourCC> = ["sowt", "twos", "lpcm", "in24", "in32", "fl32", "fl64", "raw "]
+
     /// Reads a `sowt`, `twos`, `lpcm` or other PCM sound description.
+    /// - Throws: ``MovieFormatError`` for a compressed format such as `mp4a`.
     package init(_ entry: SampleDescriptionAtom.Entry) throws(MovieFormatError) {
+        guard Self.pcmFormats.contains(entry.format) else {
+            throw .invalidValue(entry.format, "'\(entry.format)' is not an uncompressed PCM sound description")
+        }
         var r = ByteReader(entry.body, context: entry.format)
         try r.skip(8)
         let version = try r.readUInt16()

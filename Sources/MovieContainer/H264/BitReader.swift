@@ -27,6 +27,10 @@ struct BitReader {
         bytes = storage
     }
 
+    /// Creates a reader over bytes that need no unescaping, such as an AAC
+    /// `AudioSpecificConfig`.
+    init(bytes: [UInt8]) { self.bytes = bytes }
+
     var bitsLeft: Int { bytes.count * 8 - bitPosition }
 
     mutating func bit() throws(MovieFormatError) -> UInt32 {

@@ -46,6 +46,7 @@ public struct MovieInspection: Sendable {
             var line = "track \(track.trackID): \(Self.kind(track.mediaType)) \(track.codec.map { "'\($0)'" } ?? "(no sample description)")"
             if track.mediaType == "vide" { line += " \(track.videoEntry.map { "\($0.width)x\($0.height)" } ?? "\(track.width)x\(track.height)")" }
             if let pcm = track.pcmFormat { line += " \(pcm)" }
+            if let aac = track.aacFormat { line += " \(aac), encoder delay \(aac.primingFrames) frames" }
             line += ", \(Self.seconds(track.mediaDurationSeconds)) s, \(track.sampleCount) samples, time scale \(track.mediaHeader.timescale)"
             lines.append(line)
             if track.mediaType == "vide" {
@@ -116,6 +117,13 @@ public struct MovieInspection: Sendable {
                     fields.append(("sampleRate", .number(Double(pcm.sampleRate))))
                     fields.append(("channels", .number(Double(pcm.channelCount))))
                     fields.append(("bitsPerChannel", .number(Double(pcm.bitsPerChannel))))
+                }
+                if let aac = track.aacFormat {
+                    fields.append(("sampleRate", .number(Double(aac.sampleRate))))
+                    fields.append(("channels", .number(Double(aac.channelCount))))
+                    fields.append(("audioObjectType", .number(Double(aac.objectType))))
+                    fields.append(("bitRate", .number(Double(aac.averageBitRate))))
+                    fields.append(("primingFrames", .number(Double(aac.primingFrames))))
                 }
                 return .object(fields)
             })))

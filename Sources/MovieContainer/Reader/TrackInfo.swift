@@ -33,7 +33,7 @@ public struct TrackInfo: Sendable {
     /// The track's presentation height in pixels, from `tkhd` (16.16 fixed point rounded down).
     public var height: Int { Int(header.height >> 16) }
 
-    /// The number of samples from `stsz` (for PCM, frames).
+    /// The number of samples from `stsz` (for PCM, frames; for AAC, access units).
     public var sampleCount: UInt64 { UInt64(sampleTable?.sizes.sampleCount ?? 0) }
 
     /// The media's duration in seconds, from `mdhd`.
@@ -51,6 +51,16 @@ public struct TrackInfo: Sendable {
     public var pcmFormat: PCMFormat? {
         guard mediaType == "soun", let sampleDescription else { return nil }
         return try? SoundSampleEntry(sampleDescription).pcm
+    }
+
+    /// The AAC configuration, for AAC (`mp4a`) audio tracks, with the encoder delay the edit
+    /// list hides (the media time of its first non-empty edit) as
+    /// ``AACFormat/primingFrames``.
+    public var aacFormat: AACFormat? {
+        guard mediaType == "soun", let sampleDescription, sampleDescription.format == AACSampleEntry.format,
+              var aac = try? AACSampleEntry(sampleDescription).aac else { return nil }
+        aac.primingFrames = UInt32(clamping: editList.first { $0.mediaTime >= 0 }?.mediaTime ?? 0)
+        return aac
     }
 
     init(trak: AtomNode) throws(MovieFormatError) {

@@ -26,7 +26,9 @@ struct FragmentBuilder {
         for track in tracks where track.chunkSampleCount > 0 {
             guard let first = track.firstDecodeTime else { continue }
             let trackShift = rescale(shift.value, from: shift.timescale, to: track.timescale)
-            if !track.isVideo {
+            if track.aac != nil {
+                parts.append(Self.packetPart(of: track, firstDecodeTime: first, shift: trackShift))
+            } else if !track.isVideo {
                 parts.append(Self.audioPart(of: track, firstDecodeTime: first, shift: trackShift))
             } else if let part = Self.videoPart(of: track, nextDecodeTime: nextDecodeTimes[track.id], final: final, shift: trackShift) {
                 parts.append(part)
@@ -101,6 +103,26 @@ struct FragmentBuilder {
                                                              defaultSampleFlags: TrackRunAtom.syncSampleFlags),
                              baseMediaDecodeTime: UInt64(max(0, first + written + shift)),
                              run: TrackRunAtom(dataOffset: 0, sampleCount: UInt32(count), sampleFields: 0, samples: []))
+    }
+
+    /// An AAC track's pending access units: each with its size in the `trun`, the duration (1024)
+    /// and sync flags from `tfhd` defaults.
+    ///
+    /// The decode time is counted from where the first input frame sits (the access units'
+    /// decode times plus the encoder's delay), so it is never negative and the header's edit
+    /// (media time = the delay) starts the audio at the first input frame; repair reads the
+    /// start back the same way.
+    private static func packetPart(of track: TrackBuilder, firstDecodeTime first: Int64, shift: Int64) -> TrackFragment {
+        let count = Int(track.chunkSampleCount)
+        let written = (Int64(track.sampleCount) - Int64(count)) * track.audioSampleDuration
+        let priming = Int64(track.aac?.primingFrames ?? 0)
+        let samples = track.fragmentSamples.prefix(count).map { TrackRunAtom.Sample(size: $0.size) }
+        return TrackFragment(track: track, sampleCount: count, byteCount: samples.reduce(0) { $0 + Int($1.size ?? 0) },
+                             header: TrackFragmentHeaderAtom(trackID: track.id, defaultSampleDuration: UInt32(track.audioSampleDuration),
+                                                             defaultSampleFlags: TrackRunAtom.syncSampleFlags),
+                             baseMediaDecodeTime: UInt64(max(0, first + priming + written + shift)),
+                             run: TrackRunAtom(dataOffset: 0, sampleCount: UInt32(count), sampleFields: TrackRunAtom.sizePresent,
+                                               samples: Array(samples)))
     }
 
     /// Writes the `moof` once, then patches each run's data offset (from the `moof`'s start to its

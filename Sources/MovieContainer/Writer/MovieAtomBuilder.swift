@@ -18,7 +18,9 @@ struct MovieAtomBuilder {
     func movieAtom(fragmentHeader: Bool = false) throws -> StreamedMovieAtom {
         let movieTimescale = configuration.movieTimescale
         let time = configuration.creationTime
-        let edits = tracks.map { $0.edits(movieTimescale: movieTimescale) }
+        let edits = tracks.map { track in
+            fragmentHeader ? Self.headerEdits(of: track) : track.edits(movieTimescale: movieTimescale)
+        }
         let trackDurations = edits.map { $0.reduce(UInt64(0)) { $0 + $1.segmentDuration } }
         let movieDuration = trackDurations.max() ?? 0
         var w = ByteWriter(capacity: 4096)
@@ -48,6 +50,14 @@ struct MovieAtomBuilder {
             w.patch(CRC32C.checksum(Array(w.bytes[..<atom])), at: atom + MediaChecksumAtom.checksumPosition)
         }
         return StreamedMovieAtom(atom: w, tables: tables, duration: movieDuration)
+    }
+
+    /// The edit list of a track in the header of a fragmented file, before any sample: for AAC,
+    /// one edit that starts the media after the encoder's delay and lasts as long as the
+    /// fragments do (duration 0), which tells players and repair where the audio begins.
+    private static func headerEdits(of track: TrackBuilder) -> [EditListAtom.Entry] {
+        guard let aac = track.aac else { return [] }
+        return [.init(segmentDuration: 0, mediaTime: Int64(aac.primingFrames))]
     }
 
     /// Writes `trak`: the track header, the edit list and the media.
@@ -99,7 +109,8 @@ struct MovieAtomBuilder {
         }
     }
 
-    /// Writes `stbl`: the sample description, then the tables. Each table atom is written by its
+    /// Writes `stbl`: the sample description, then the tables; for AAC, the `roll` group that
+    /// says each access unit needs the one before it. Each table atom is written by its
     /// atom type (``TimeToSampleAtom``, ``SyncSampleAtom``, ``CompositionOffsetAtom``,
     /// ``SampleToChunkAtom``, ``SampleSizeAtom``, ``ChunkOffsetAtom`` or
     /// ``ChunkOffset64Atom``); its entries, already encoded, are an external span that `tables`
@@ -113,6 +124,10 @@ struct MovieAtomBuilder {
             try SampleDescriptionAtom(entries: [track.sampleEntry]).write(to: &w)
             try writeTimeTables(track, to: &w, tables: &tables)
             try writeStorageTables(track, to: &w, tables: &tables)
+            if track.aac != nil, track.sampleCount > 0 {
+                try SampleGroupDescriptionAtom(rollDistance: -1).write(to: &w)
+                try SampleToGroupAtom(sampleCount: UInt32(track.sampleCount)).write(to: &w)
+            }
         }
     }
 
@@ -146,7 +161,7 @@ struct MovieAtomBuilder {
         try SampleToChunkAtom.write(entryCount: samplesPerChunk.entryCount, to: &w) {
             Self.reserve(samplesPerChunk.byteCount, in: &$0, tables: &tables) { try samplesPerChunk.write(to: $0, spill: spill) }
         }
-        if track.isVideo {
+        if track.hasSampleSizes {
             let sizes = track.sizes
             try SampleSizeAtom.write(sampleCount: UInt32(sizes.count), to: &w) {
                 Self.reserve(sizes.byteCount, in: &$0, tables: &tables) { try sizes.write(to: $0, spill: spill) }

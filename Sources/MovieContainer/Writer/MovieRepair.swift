@@ -109,6 +109,8 @@ public enum MovieRepair {
         var ids: [UInt32: TrackID] = [:]
         var timescales: [UInt32: UInt32] = [:]
         var videoTrackIDs: Set<UInt32> = []
+        /// AAC tracks, whose runs list each access unit's size.
+        var aacTrackIDs: Set<UInt32> = []
     }
 
     /// The samples of one `trun`, where they lie in the file and when they start.
@@ -116,7 +118,7 @@ public enum MovieRepair {
         var track: UInt32
         var offset: UInt64
         var baseTime: Int64
-        /// Video samples: size, duration, flags, composition offset.
+        /// Video samples or AAC access units: size, duration, flags, composition offset.
         var samples: [(size: UInt32, duration: UInt32, flags: UInt32, compositionOffset: Int32)]
         /// PCM frames, for audio.
         var frames: Int
@@ -195,6 +197,7 @@ public enum MovieRepair {
         for track in info.tracks {
             probe.ids[track.trackID] = TrackID(rawValue: track.trackID)
             if track.mediaType == "vide" { probe.videoTrackIDs.insert(track.trackID) }
+            if track.codec == AACSampleEntry.format { probe.aacTrackIDs.insert(track.trackID) }
         }
         var kept: [Fragment] = []
         var mediaEnd = moov.offset + moov.size
@@ -291,6 +294,12 @@ public enum MovieRepair {
                     sampleEntry: sample, timescale: track.mediaHeader.timescale,
                     orientation: track.orientation ?? .up)))
                 tracks.videoTrackIDs.insert(track.trackID)
+            case "soun" where entry.format == AACSampleEntry.format:
+                var aac = try AACSampleEntry(entry).aac
+                // The header's edit starts the media after the encoder's delay.
+                aac.primingFrames = UInt32(clamping: track.editList.last { $0.mediaTime >= 0 }?.mediaTime ?? 0)
+                tracks.ids[track.trackID] = writer.adoptTrack(.audio(AudioTrackFormat(aac: aac)))
+                tracks.aacTrackIDs.insert(track.trackID)
             case "soun":
                 let pcm = try SoundSampleEntry(entry).pcm
                 do { try pcm.validate() } catch {
@@ -318,8 +327,9 @@ public enum MovieRepair {
                 let declared = try traf.child("tfdt")?.decode(TrackFragmentDecodeTimeAtom.self).baseMediaDecodeTime ?? 0
                 var time = nextTime[header.trackID] ?? Int64(min(declared, UInt64(Int64.max / 4)))
                 for trunNode in traf.children("trun") {
+                    let listsSamples = tracks.videoTrackIDs.contains(header.trackID) || tracks.aacTrackIDs.contains(header.trackID)
                     runs.append(try readRun(trunNode.decode(TrackRunAtom.self), of: header, defaults: defaults,
-                                            isVideo: tracks.videoTrackIDs.contains(header.trackID),
+                                            listsSamples: listsSamples,
                                             fragment: (moof, mdat), time: &time))
                 }
                 nextTime[header.trackID] = time
@@ -340,7 +350,7 @@ public enum MovieRepair {
     /// Reads one `trun` of the track fragment `header` starts, at `time`, which it advances past
     /// the run, and checks that its media lies inside the fragment's `mdat`.
     private static func readRun(_ trun: TrackRunAtom, of header: TrackFragmentHeaderAtom, defaults: SampleDefaults,
-                                isVideo: Bool, fragment: Fragment, time: inout Int64) throws -> Run {
+                                listsSamples: Bool, fragment: Fragment, time: inout Int64) throws -> Run {
         let (moof, mdat) = fragment
         guard let base = Int64(exactly: header.baseDataOffset ?? moof.offset), base < Int64.max / 2 else {
             throw MovieFormatError(code: .invalidValue, atom: "tfhd", message: "a 'tfhd' base data offset lies beyond any file")
@@ -352,7 +362,7 @@ public enum MovieRepair {
             throw MovieFormatError(code: .tableLargerThanAtom, atom: "trun",
                                    message: "a 'trun' of track \(header.trackID) claims \(trun.sampleCount) samples in \(mdat.size) bytes of media")
         }
-        let bytes = try isVideo ? readVideoSamples(of: trun, defaults: defaults, into: &run, time: &time)
+        let bytes = try listsSamples ? readSamples(of: trun, defaults: defaults, into: &run, time: &time)
             : readAudioFrames(of: trun, track: header.trackID, defaults: defaults, into: &run, time: &time)
         guard start >= Int64(mdat.offset) + Int64(mdat.headerSize), bytes <= mdat.size,
               UInt64(start) <= mdat.offset + mdat.size - bytes else {
@@ -362,9 +372,9 @@ public enum MovieRepair {
         return run
     }
 
-    /// Enters a video `trun`'s samples in `run`, each field from the run or else the defaults,
-    /// advances `time` by their durations, and returns their size in bytes.
-    private static func readVideoSamples(of trun: TrackRunAtom, defaults: SampleDefaults, into run: inout Run,
+    /// Enters a video or AAC `trun`'s samples in `run`, each field from the run or else the
+    /// defaults, advances `time` by their durations, and returns their size in bytes.
+    private static func readSamples(of trun: TrackRunAtom, defaults: SampleDefaults, into run: inout Run,
                                          time: inout Int64) -> UInt64 {
         var bytes: UInt64 = 0
         for index in 0..<Int(trun.sampleCount) {
@@ -423,6 +433,13 @@ public enum MovieRepair {
                 }
                 try writer.adoptVideoRun(id, at: run.offset, samples: entries)
                 endTimes[id] = t
+            } else if tracks.aacTrackIDs.contains(run.track) {
+                // Each access unit lasts 1024 frames; the first run's time is where the first
+                // input frame sits (see FragmentBuilder's packet runs).
+                guard run.samples.allSatisfy({ $0.duration == UInt32(AACFormat.framesPerPacket) }) else {
+                    throw RepairError(code: .unsupportedTrack, message: "track \(run.track)'s AAC fragments have access units that do not last 1024 frames")
+                }
+                try writer.adoptAudioPacketRun(id, at: run.offset, sizes: run.samples.map(\.size), startTime: start)
             } else {
                 try writer.adoptAudioRun(id, at: run.offset, frames: run.frames, startTime: start)
             }

@@ -117,6 +117,9 @@ extension MovieWriter {
     /// Appends PCM frames, copied or borrowed, and writes the chunk or fragment they fill.
     private func appendAudioFrames(_ data: UnsafeRawBufferPointer, to track: TrackID, startTime: Int64, borrowing: Bool) throws {
         let builder = try self.track(track, video: false)
+        guard builder.aac == nil else {
+            throw MovieWriterError(.invalidSample, "\(track) holds AAC: append its access units with appendAudioPacket")
+        }
         guard data.count % builder.bytesPerFrame == 0 else {
             throw MovieWriterError(.invalidSample,
                 "\(track): \(data.count) bytes of PCM are not whole frames of \(builder.bytesPerFrame) bytes")
@@ -139,6 +142,45 @@ extension MovieWriter {
         } else if Int64(builder.chunkSampleCount) >= builder.chunkTicks {
             try writeChunk(of: builder)
         }
+    }
+
+    /// Appends one AAC access unit (1024 frames) to an AAC audio track. The track's time
+    /// follows its access-unit count from `startTime`, which only the first call sets.
+    ///
+    /// - Parameters:
+    ///   - data: the access unit's bytes, as the encoder gave them (no ADTS header); copied.
+    ///   - track: an AAC track, as ``addAudioTrack(_:)`` returned it.
+    ///   - startTime: for the first call, where the first input frame sits on the movie
+    ///     timeline, in ticks of the sample rate. The encoder's delay
+    ///     (``AACFormat/primingFrames``) comes before it and the edit list hides it.
+    /// - Throws: ``MovieWriterError`` for an empty access unit, a wrong track or a failed write.
+    public func appendAudioPacket(_ data: UnsafeRawBufferPointer, to track: TrackID, startTime: Int64 = 0) throws {
+        let builder = try self.track(track, video: false)
+        guard builder.aac != nil else {
+            throw MovieWriterError(.invalidSample, "\(track) holds PCM: append its frames with appendAudioFrames")
+        }
+        guard data.count > 0, data.count <= Int(UInt32.max) else {
+            throw MovieWriterError(.invalidSample, "\(track): an AAC access unit of \(data.count) bytes cannot be stored")
+        }
+        try begin()
+        if builder.chunkSampleCount == 0 { builder.chunkStartTime = builder.decodeEnd }
+        if output.omitsMediaData { builder.chunk.append(omitting: data.count) } else { builder.chunk.append(copying: data) }
+        builder.chunkSampleCount += 1
+        if isFragmented {
+            builder.fragmentSamples.append(.init(size: UInt32(data.count), decodeTime: builder.decodeEnd,
+                                                 compositionOffset: 0, isSync: true))
+        }
+        try stoppingOnFailure { try builder.recordAudioPacket(size: data.count, startTime: startTime) }
+        if isFragmented {
+            try writeFragmentIfDue(afterAudioOf: builder)
+        } else if builder.pendingAudioTicks >= builder.chunkTicks {
+            try writeChunk(of: builder)
+        }
+    }
+
+    /// Appends one AAC access unit from an array.
+    public func appendAudioPacket(_ data: [UInt8], to track: TrackID, startTime: Int64 = 0) throws {
+        try data.withUnsafeBytes { try appendAudioPacket($0, to: track, startTime: startTime) }
     }
 
     /// Appends PCM frames from an array.

@@ -14,12 +14,12 @@ extension MovieWriter {
         if track.fragmentSamples.isEmpty { fragmentStart = decodeTime }
     }
 
-    /// After PCM frames join `track`'s pending media: audio drives the fragments of an
+    /// After PCM frames or an AAC access unit join `track`'s pending media: audio drives the fragments of an
     /// audio-only movie; with video it only forces one when the video has stalled for three
     /// intervals.
     func writeFragmentIfDue(afterAudioOf track: TrackBuilder) throws {
         let limit = track.fragmentTicks
-        if Int64(track.chunkSampleCount) >= (track === drivingTrack ? limit : 3 * limit) {
+        if track.pendingAudioTicks >= (track === drivingTrack ? limit : 3 * limit) {
             try writeFragment(nextDecodeTimes: [:])
         }
     }

@@ -42,4 +42,14 @@ extension MovieWriter {
             try builder.addChunk(at: offset, sampleCount: UInt32(frames))
         }
     }
+
+    /// Enters a run of AAC access units already in the file at `offset`, as one chunk.
+    /// - Throws: ``MovieWriterError`` when the tables cannot use scratch storage.
+    func adoptAudioPacketRun(_ track: TrackID, at offset: UInt64, sizes: [UInt32], startTime: Int64) throws {
+        let builder = tracks[Int(track.rawValue) - 1]
+        try stoppingOnFailure {
+            for size in sizes { try builder.recordAudioPacket(size: Int(size), startTime: startTime) }
+            try builder.addChunk(at: offset, sampleCount: UInt32(sizes.count))
+        }
+    }
 }

@@ -80,12 +80,13 @@ public final class MovieWriter {
         return try addTrack(.video(format))
     }
 
-    /// Adds an audio track.
+    /// Adds an audio track: PCM, appended with ``appendAudioFrames(_:to:startTime:)``, or AAC,
+    /// appended with ``appendAudioPacket(_:to:startTime:)``.
     /// - Throws: ``MovieWriterError`` once samples have been appended, or for a PCM layout a
     ///   movie cannot describe.
     public func addAudioTrack(_ format: AudioTrackFormat) throws -> TrackID {
         do {
-            try format.pcm.validate()
+            try format.pcm?.validate()
         } catch {
             throw MovieWriterError(.invalidFormat, "audio track: \(error.message)")
         }

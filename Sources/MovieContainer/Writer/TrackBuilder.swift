@@ -25,7 +25,7 @@ final class TrackBuilder {
 
     // Sample tables.
     @exclusivity(unchecked) var sampleCount: UInt64 = 0
-    /// `stsz`, for video; PCM frames all have the track's frame size.
+    /// `stsz`, for video and AAC; PCM frames all have the track's frame size.
     @exclusivity(unchecked) var sizes: SpilledTable
     @exclusivity(unchecked) var durations: RunLengthTable
     /// `ctts`, as bit patterns of the signed offsets.
@@ -41,13 +41,20 @@ final class TrackBuilder {
     @exclusivity(unchecked) var lastDelta: UInt32?
     @exclusivity(unchecked) var minPresentationTime: Int64 = .max
     @exclusivity(unchecked) var finalDuration: UInt32?
+    /// For AAC: the access units' bytes and the largest, and the most bytes in one second of
+    /// them, for the bit rates and buffer size `esds` declares.
+    @exclusivity(unchecked) var packetStatistics = PacketStatistics()
+    /// For AAC: where the presented audio ends on the movie timeline, once ``close(endTime:)``
+    /// was given an end; without one it ends with the last access unit.
+    @exclusivity(unchecked) var presentationEndLimit: Int64?
 
     // The chunk being collected (only its size when the writer omits media data).
     @exclusivity(unchecked) var chunk = PendingMedia()
     @exclusivity(unchecked) var chunkSampleCount: UInt32 = 0
     @exclusivity(unchecked) var chunkStartTime: Int64 = 0
 
-    /// With fragments: the pending video samples, in decode order, for the next `trun`.
+    /// With fragments: the pending video samples (in decode order) or AAC access units, for the
+    /// next `trun`.
     @exclusivity(unchecked) var fragmentSamples: [FragmentSample] = []
 
     struct FragmentSample {
@@ -69,22 +76,42 @@ final class TrackBuilder {
         samplesPerChunk = SampleToChunkTable("track \(id) samples per chunk ('stsc')")
         switch media {
         case .video(let format): timescale = format.timescale
-        case .audio(let format): timescale = format.pcm.sampleRate
+        case .audio(let format): timescale = format.sampleRate
         }
         chunkTicks = max(1, ticks(chunkDuration, timescale: timescale))
     }
 
     var isVideo: Bool { if case .video = media { true } else { false } }
 
+    /// Bytes per PCM frame; 0 for video and AAC.
     var bytesPerFrame: Int {
-        if case .audio(let format) = media { return format.pcm.bytesPerFrame }
+        if case .audio(let format) = media, let pcm = format.pcm { return pcm.bytesPerFrame }
         return 0
     }
+
+    /// The AAC format, for an AAC track.
+    var aac: AACFormat? {
+        if case .audio(let format) = media { return format.aac }
+        return nil
+    }
+
+    /// Whether each sample has its own size in `stsz` and `trun`: video and AAC, not PCM.
+    var hasSampleSizes: Bool { isVideo || aac != nil }
+
+    /// Ticks each sample lasts in an audio track: 1 for PCM, 1024 for AAC.
+    var audioSampleDuration: Int64 { aac == nil ? 1 : Int64(AACFormat.framesPerPacket) }
+
+    /// The pending samples' duration in ticks, for an audio track.
+    var pendingAudioTicks: Int64 { Int64(chunkSampleCount) * audioSampleDuration }
 
     var sampleEntry: SampleDescriptionAtom.Entry {
         switch media {
         case .video(let format): format.sampleEntry.descriptionEntry
-        case .audio(let format): SoundSampleEntry(pcm: format.pcm).descriptionEntry
+        case .audio(let format):
+            switch format.encoding {
+            case .pcm(let pcm): SoundSampleEntry(pcm: pcm).descriptionEntry
+            case .aac(let aac): AACSampleEntry(aac: packetStatistics.describing(aac, packets: sampleCount)).descriptionEntry
+            }
         }
     }
 
@@ -93,7 +120,7 @@ final class TrackBuilder {
     var decodeEnd: Int64 {
         guard let first = firstDecodeTime else { return 0 }
         if isVideo { return lastDecodeTime + Int64(finalDuration ?? lastDelta ?? nominalFrameDuration) }
-        return first + Int64(sampleCount)
+        return first + Int64(sampleCount) * audioSampleDuration
     }
 
     private var nominalFrameDuration: UInt32 {
@@ -131,9 +158,26 @@ final class TrackBuilder {
         sampleCount += UInt64(frames)
     }
 
+    /// Records one AAC access unit of `size` bytes. The first one's `startTime` is where the
+    /// first input frame sits on the movie timeline; the encoder's delay comes before it.
+    func recordAudioPacket(size: Int, startTime: Int64) throws {
+        if firstDecodeTime == nil {
+            firstDecodeTime = startTime - Int64(aac?.primingFrames ?? 0)
+            minPresentationTime = startTime
+        }
+        try durations.append(UInt32(AACFormat.framesPerPacket), spill: spill)
+        try sizes.append(UInt32(size), spill: spill)
+        packetStatistics.add(size, packetsPerSecond: (Int(timescale) + AACFormat.framesPerPacket - 1) / AACFormat.framesPerPacket)
+        sampleCount += 1
+    }
+
     /// Ends the track: fixes the last video sample's duration, or cuts audio that runs past
-    /// `endTime` (the frames stay in the file, unreferenced).
+    /// `endTime` (PCM frames stay in the file, unreferenced; AAC ends its edit there).
     func close(endTime: Int64?) throws {
+        if aac != nil {
+            presentationEndLimit = endTime
+            return
+        }
         if !isVideo {
             if let endTime, let first = firstDecodeTime { try truncateAudio(toFrames: UInt64(max(0, endTime - first))) }
             return
@@ -199,7 +243,7 @@ final class TrackBuilder {
     func consumePending(samples count: Int, bytes: Int) {
         chunk.removeFirst(bytes)
         chunkSampleCount -= UInt32(count)
-        if isVideo { fragmentSamples.removeFirst(count) }
+        if hasSampleSizes { fragmentSamples.removeFirst(count) }
     }
 
     /// The media's total duration in track ticks.
@@ -210,11 +254,16 @@ final class TrackBuilder {
 
     /// The edit list that places the media on the movie timeline: an empty edit for a late
     /// start, then the media from its first presented instant (which hides the B-frame
-    /// delay), cut at movie time 0 when the media starts earlier.
+    /// delay and the AAC encoder's delay), cut at movie time 0 when the media starts earlier.
+    /// AAC ends where ``close(endTime:)`` said, which hides the last access unit's padding.
     func edits(movieTimescale: UInt32) -> [EditListAtom.Entry] {
         guard let first = firstDecodeTime, sampleCount > 0 else { return [] }
         let presentationStart = minPresentationTime
-        let presentationEnd = presentationStart + Int64(mediaDuration)
+        var presentationEnd = presentationStart + Int64(mediaDuration)
+        if aac != nil {
+            presentationEnd = first + Int64(mediaDuration)
+            if let limit = presentationEndLimit { presentationEnd = min(presentationEnd, limit) }
+        }
         var edits: [EditListAtom.Entry] = []
         let visibleStart = max(presentationStart, 0)
         let gap = rescale(visibleStart, from: timescale, to: movieTimescale)
@@ -242,4 +291,39 @@ func rescale(_ value: Int64, from: UInt32, to: UInt32) -> Int64 {
     let divisor = Int64(from)
     let (q, r) = divisor.dividingFullWidth(product)
     return 2 * r.magnitude >= divisor.magnitude ? q + (value < 0 ? -1 : 1) : q
+}
+
+/// What an AAC track's `esds` declares about its access units, measured as they are appended.
+struct PacketStatistics {
+    private(set) var totalBytes: UInt64 = 0
+    private(set) var largest = 0
+    private var windowBytes = 0
+    private var windowPackets = 0
+    private(set) var busiestWindowBytes = 0
+
+    /// Adds an access unit of `size` bytes; windows of `packetsPerSecond` access units measure
+    /// the peak rate.
+    mutating func add(_ size: Int, packetsPerSecond: Int) {
+        totalBytes += UInt64(size)
+        largest = max(largest, size)
+        windowBytes += size
+        windowPackets += 1
+        busiestWindowBytes = max(busiestWindowBytes, windowBytes)
+        if windowPackets >= packetsPerSecond {
+            windowBytes = 0
+            windowPackets = 0
+        }
+    }
+
+    /// `format` with the measured average and peak bit rates and the largest access unit as its
+    /// buffer size, once `packets` access units are in; as it was before any.
+    func describing(_ format: AACFormat, packets: UInt64) -> AACFormat {
+        guard packets > 0 else { return format }
+        var measured = format
+        let seconds = Double(packets) * Double(AACFormat.framesPerPacket) / Double(format.sampleRate)
+        measured.averageBitRate = UInt32(clamping: Int((Double(totalBytes * 8) / seconds).rounded()))
+        measured.maxBitRate = max(measured.averageBitRate, UInt32(clamping: busiestWindowBytes * 8))
+        measured.bufferSize = UInt32(clamping: largest)
+        return measured
+    }
 }

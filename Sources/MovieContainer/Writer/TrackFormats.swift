@@ -37,13 +37,54 @@ public struct VideoTrackFormat: Sendable {
     }
 }
 
-/// What an audio track holds: uncompressed PCM. Its time scale is the sample rate and each
-/// sample is one PCM frame.
-public struct AudioTrackFormat: Sendable {
-    /// The layout of the track's samples; its sample rate is the track's time scale.
-    public var pcm: PCMFormat
+/// What an audio track holds: uncompressed PCM, whose every sample is one frame, or AAC,
+/// whose every sample is one access unit of 1024 frames. Either way the track's time scale is
+/// the sample rate.
+public struct AudioTrackFormat: Hashable, Sendable {
+    /// How a track's audio is stored.
+    public enum Encoding: Hashable, Sendable {
+        /// Uncompressed PCM in this layout.
+        case pcm(PCMFormat)
+        /// AAC with this configuration and encoder delay.
+        case aac(AACFormat)
+    }
+
+    /// How the track's audio is stored.
+    public var encoding: Encoding
 
     /// Creates a format for a track of PCM audio.
     /// - Parameter pcm: The layout of the samples.
-    public init(pcm: PCMFormat) { self.pcm = pcm }
+    public init(pcm: PCMFormat) { encoding = .pcm(pcm) }
+
+    /// Creates a format for a track of AAC audio; its edit list hides the encoder's delay.
+    /// - Parameter aac: The encoder's configuration and delay.
+    public init(aac: AACFormat) { encoding = .aac(aac) }
+
+    /// The PCM layout, for a PCM track.
+    public var pcm: PCMFormat? {
+        if case .pcm(let format) = encoding { return format }
+        return nil
+    }
+
+    /// The AAC configuration, for an AAC track.
+    public var aac: AACFormat? {
+        if case .aac(let format) = encoding { return format }
+        return nil
+    }
+
+    /// Frames per second: the track's time scale.
+    public var sampleRate: UInt32 {
+        switch encoding {
+        case .pcm(let format): format.sampleRate
+        case .aac(let format): format.sampleRate
+        }
+    }
+
+    /// The number of channels.
+    public var channelCount: UInt16 {
+        switch encoding {
+        case .pcm(let format): format.channelCount
+        case .aac(let format): format.channelCount
+        }
+    }
 }

@@ -7,7 +7,8 @@ import Glibc
 #endif
 
 /// Writes already-encoded streams — a raw H.264 (Annex-B) file and a PCM WAV file — into a
-/// QuickTime movie through `MovieWriter`, without re-encoding.
+/// QuickTime movie through `MovieWriter`, without re-encoding the video (the audio stays PCM,
+/// or is encoded to AAC with ``Options/audioEncoding``).
 ///
 /// ``mux(videoFile:audio:to:options:)`` writes the movie while the stream is still being read:
 /// a second thread finds the NAL units and pictures a megabyte at a time, and the pictures get
@@ -30,6 +31,9 @@ public struct StreamMuxer {
         public var creationTime: QuickTimeTimestamp?
         /// Overwrite an existing output file instead of refusing.
         public var overwrite = false
+        /// How the audio is stored: as the WAV's PCM (the default, nothing re-encoded), or
+        /// encoded to AAC on a thread of its own, with the encoder's delay in the edit list.
+        public var audioEncoding = AudioEncoderSettings.lpcm
         /// Movie metadata, written as `moov/meta`; see `MovieWriter.Configuration.metadata`.
         public var metadata: [MetadataItem] = []
         /// How often a movie fragment is written, or `nil` (the default) to write the classic
@@ -80,6 +84,7 @@ public struct StreamMuxer {
         let audioBytes = try audio.map { try mapped($0.path, readAhead: true) } ?? ImmutableBytes([])
         var session = try MuxSession(configuration: video.configuration, audio: audio, audioBytes: audioBytes, sink: sink,
                                      options: options, delay: video.reorderDepth)
+        defer { session.cancel() }  // the AAC encoder's thread, if anything failed
         // Samples go to the writer as the inputs' own memory, which stays mapped until the
         // movie is finished; the writer hands it to the file system in gathered writes.
         return try video.bytes.withUnsafeBytes { videoBytes in
@@ -136,6 +141,7 @@ public struct StreamMuxer {
                                       options: options) { output in
                 var session = try MuxSession(configuration: bound.configuration, audio: audio, audioBytes: audioBytes,
                                              sink: output, options: options, delay: bound.reorderBound)
+                defer { session.cancel() }  // the AAC encoder's thread, if anything failed
                 let summary = try bytes.withUnsafeBytes { videoBytes in
                     try audioBytes.withUnsafeBytes { audioBytes in
                         // While the reading thread is behind, what is collected goes to the disk
@@ -178,7 +184,9 @@ public struct StreamMuxer {
             // The media, which the movie holds at least, goes into blocks reserved at once.
             let audioBytes = audio.map { wav -> UInt64 in
                 let frames = videoFrames.map { audioFrames(afterVideoFrames: $0, rate: options.frameRate, wav: wav) } ?? wav.frameCount
-                return frames * UInt64(wav.format.bytesPerFrame)
+                guard options.audioEncoding.codec == .aac else { return frames * UInt64(wav.format.bytesPerFrame) }
+                let bitRate = options.audioEncoding.aacBitRate(channelCount: Int(wav.format.channelCount))
+                return frames * UInt64(bitRate) / (8 * UInt64(max(1, wav.format.sampleRate)))
             } ?? 0
             var reserved = videoBytes + audioBytes
             do {
@@ -231,6 +239,9 @@ private struct MuxSession {
     let delay: Int64
     /// The audio frames the mapped file holds.
     let audioFramesPresent: UInt64
+    /// With AAC: the thread encoding the WAV, and the access units taken from it so far.
+    let aac: WAVEncodingThread?
+    private var packetsDone: UInt64 = 0
     private(set) var videoFrameCount = 0
     private var audioDone: UInt64 = 0
 
@@ -246,7 +257,6 @@ private struct MuxSession {
         rate = options.frameRate
         videoTrack = try writer.addVideoTrack(VideoTrackFormat(
             h264: h264, timescale: rate.timescale, orientation: options.orientation, nominalFrameDuration: options.frameRate.frameDuration))
-        audioTrack = try audio.map { try writer.addAudioTrack(AudioTrackFormat(pcm: $0.wav.format)) }
         self.audio = audio
         frameTicks = Int64(rate.frameDuration)
         self.delay = Int64(delay)
@@ -255,6 +265,20 @@ private struct MuxSession {
             audioFramesPresent = min(audio.wav.frameCount, present / UInt64(audio.wav.format.bytesPerFrame))
         } else {
             audioFramesPresent = 0
+        }
+        if let audio, options.audioEncoding.codec == .aac {
+            let bitRate = options.audioEncoding.aacBitRate(channelCount: Int(audio.wav.format.channelCount))
+            let aac = try WAVEncodingThread(wav: audio.wav, bytes: audioBytes, frames: audioFramesPresent, bitRate: bitRate)
+            self.aac = aac
+            do {
+                audioTrack = try writer.addAudioTrack(AudioTrackFormat(aac: aac.format))
+            } catch {
+                aac.cancel()
+                throw error
+            }
+        } else {
+            aac = nil
+            audioTrack = try audio.map { try writer.addAudioTrack(AudioTrackFormat(pcm: $0.wav.format)) }
         }
     }
 
@@ -271,14 +295,41 @@ private struct MuxSession {
         guard due <= audioFramesPresent else {
             throw WAVFile.FormatError(path: audio.path, reason: "it became shorter than its header says while it was being read")
         }
+        if aac != nil {
+            try appendPackets(covering: due)
+            audioDone = due
+            return
+        }
         let from = Int(audio.wav.offset(ofFrame: audioDone)), to = Int(audio.wav.offset(ofFrame: due))
         try writer.appendAudioFrames(borrowing: UnsafeRawBufferPointer(rebasing: audioBytes[from..<to]), to: audioTrack)
         audioDone = due
     }
 
-    func finish() throws -> MovieWriter.Summary {
-        try writer.finish(endTimes: [videoTrack: (Int64(videoFrameCount) - delay) * frameTicks])
+    /// Appends AAC access units until their decoded frames, past the encoder's delay, cover
+    /// the first `frames` frames of the WAV (or the encoder has no more).
+    private mutating func appendPackets(covering frames: UInt64) throws {
+        guard let aac, let audioTrack else { return }
+        let needed = frames + UInt64(aac.format.primingFrames)
+        while packetsDone * UInt64(AACFormat.framesPerPacket) < needed, let packet = try aac.next() {
+            try writer.appendAudioPacket(packet, to: audioTrack)
+            packetsDone += 1
+        }
     }
+
+    /// Finishes the movie: the video ends after its last frame, AAC audio with the WAV frames
+    /// that go with it.
+    mutating func finish() throws -> MovieWriter.Summary {
+        var endTimes = [videoTrack: (Int64(videoFrameCount) - delay) * frameTicks]
+        if let aac, let audioTrack {
+            defer { aac.cancel() }
+            try appendPackets(covering: audioDone)
+            endTimes[audioTrack] = Int64(audioDone)
+        }
+        return try writer.finish(endTimes: endTimes)
+    }
+
+    /// Stops the AAC encoder's thread, after a failure.
+    func cancel() { aac?.cancel() }
 }
 
 extension AnnexBStream {

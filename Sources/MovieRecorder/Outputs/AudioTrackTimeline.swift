@@ -3,10 +3,11 @@ import MovieCapture
 /// Where the writing thread puts each audio buffer on the audio track: in ticks of the sample
 /// rate counted from the first video frame.
 ///
-/// Buffers that arrive before the first video frame are held (the newest 500). Once placed,
-/// time follows the sample count, so clock jitter never opens gaps; only a gap of more than a
-/// tenth of a second (an overrun) is filled with silence. Frames before the first video frame
-/// are skipped and frames past the video's end are cut.
+/// Once placed, time follows the sample count, so clock jitter never opens gaps; only a gap of
+/// more than a tenth of a second (an overrun) is filled with silence. After a pause the first
+/// buffer goes exactly where its time says (silence fills up to it, or frames that overlap
+/// what is written are skipped), so a pause takes the same time out of audio and video.
+/// Frames before the first video frame are skipped and frames past the video's end are cut.
 struct AudioTrackTimeline {
     /// How one buffer goes on the track.
     struct Placement: Equatable {
@@ -22,31 +23,25 @@ struct AudioTrackTimeline {
     let rate: Int64
     /// The time of the next frame; nil until the first buffer is placed.
     private(set) var position: Int64?
-    private var held: [AudioBuffer] = []
 
     init(rate: Int64) { self.rate = rate }
-
-    /// Keeps `buffer` until the video starts, dropping the oldest beyond 500.
-    mutating func hold(_ buffer: AudioBuffer) {
-        held.append(buffer)
-        if held.count > 500 { held.removeFirst() }
-    }
-
-    /// The buffers held so far, oldest first; the timeline keeps none.
-    mutating func takeHeld() -> [AudioBuffer] {
-        defer { held.removeAll() }
-        return held
-    }
 
     /// Places `buffer` after the frames placed before it.
     /// - Parameters:
     ///   - videoStart: the first video frame's time, in nanoseconds.
     ///   - videoEnd: where the video ends, in nanoseconds, once the recording is stopping.
-    mutating func place(_ buffer: AudioBuffer, videoStart: UInt64, videoEnd: UInt64?) -> Placement {
+    ///   - resync: whether the buffer is the first after a pause, which goes where its time
+    ///     says rather than after the frames before it.
+    mutating func place(_ buffer: AudioBuffer, videoStart: UInt64, videoEnd: UInt64?, resync: Bool = false) -> Placement {
         var start = RecordingPipeline.ticks(Int64(bitPattern: buffer.timestamp &- videoStart), rate: rate)
         var silence = 0
         var skip = 0
-        if let position {
+        if let position, resync {
+            silence = Int(max(0, start - position))
+            skip = Int(min(Int64(buffer.frameCount), max(0, position - start)))
+            start = max(start, position)
+            self.position = start
+        } else if let position {
             if start - position > rate / 10 {
                 silence = Int(start - position)
                 self.position = start

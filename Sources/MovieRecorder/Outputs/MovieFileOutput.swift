@@ -5,8 +5,9 @@ import MovieEncoding
 import Synchronization
 
 /// An output that records video and audio to a QuickTime movie, as
-/// `AVCaptureMovieFileOutput` does: H.264 through libx264, LPCM audio, the rotation in force when
-/// recording starts stored in the video track's matrix.
+/// `AVCaptureMovieFileOutput` does: H.264 through libx264, AAC audio (or LPCM, see
+/// ``audioSettings``), the rotation in force when recording starts stored in the video track's
+/// matrix.
 ///
 /// Add it to a ``CaptureSession``, start the session, then ``startRecording(to:overwrite:)`` and
 /// ``stopRecording()``. Rotation changes during a recording do not change that file; they are
@@ -30,6 +31,7 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
         var angle: Double = 0
         var mirrored = false
         var encoderSettings = H264EncoderSettings()
+        var audioSettings = AudioEncoderSettings.aac
         var maxRecordedDuration: Duration?
         var metadata: [MetadataItem] = []
         var maxRecordedFileSize: UInt64?
@@ -55,7 +57,14 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
 
     deinit { eventContinuation.finish() }
 
-    /// How the next recording is encoded.
+    /// How the next recording stores its audio: AAC-LC at 64 kbit/s per channel by default,
+    /// like `AVCaptureMovieFileOutput`; ``AudioEncoderSettings/lpcm`` for uncompressed PCM.
+    public var audioSettings: AudioEncoderSettings {
+        get { state.withLock { $0.audioSettings } }
+        set { state.withLock { $0.audioSettings = newValue } }
+    }
+
+    /// How the next recording's video is encoded.
     public var encoderSettings: H264EncoderSettings {
         get { state.withLock { $0.encoderSettings } }
         set { state.withLock { $0.encoderSettings = newValue } }
@@ -160,11 +169,12 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
     ///   - path: where to write; its directory must exist.
     ///   - overwrite: replace an existing file; without it an existing file is an error.
     /// - Throws: ``RecordingError``: not connected to a running session with video, already
-    ///   recording, the file exists or cannot be created, or the encoder refused its settings.
+    ///   recording, the file exists or cannot be created, or an encoder refused its settings
+    ///   (or its library, libx264 or libavcodec, is not installed).
     public func startRecording(to path: String, overwrite: Bool = false) async throws {
         let (sources, settings, busy) = state.withLock { s in
             (s.sources, RecordingPipeline.Settings(
-                path: path, overwrite: overwrite, encoder: s.encoderSettings,
+                path: path, overwrite: overwrite, encoder: s.encoderSettings, audio: s.audioSettings,
                 orientation: (try? VideoOrientation(rotationAngle: s.angle, isMirrored: s.mirrored)) ?? .up,
                 maxDuration: s.maxRecordedDuration, maxFileSize: s.maxRecordedFileSize,
                 minFreeDiskSpace: s.minFreeDiskSpaceLimit, fragmentInterval: s.fragmentInterval, durability: s.durability,

@@ -9,6 +9,7 @@ extension RecordingPipeline {
         var path: String
         var overwrite: Bool
         var encoder: H264EncoderSettings
+        var audio: AudioEncoderSettings = .aac
         var orientation: VideoOrientation
         var maxDuration: Duration?
         var maxFileSize: UInt64?

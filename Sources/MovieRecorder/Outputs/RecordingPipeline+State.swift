@@ -23,6 +23,11 @@ extension RecordingPipeline {
         var pausedAt: UInt64 = 0
         var pauseOffset: UInt64 = 0
         var justResumed = false
+        /// How many resumes have happened since the first frame; audio is tagged with it.
+        var pauseEpoch = 0
+        /// The pause offset of each epoch, once the first frame after its resume fixed it (the
+        /// first, at the first frame of the recording).
+        var pauseOffsets: [UInt64] = []
         var bytesWritten: UInt64 = 0
         var writtenDuration: Duration = .zero
         var rotationChanges: [RotationChange] = []

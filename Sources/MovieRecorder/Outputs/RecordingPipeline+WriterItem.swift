@@ -2,12 +2,27 @@ import MovieCapture
 import MovieEncoding
 
 extension RecordingPipeline {
-    /// What goes through the writing queue to the writing thread: encoded video, audio, and the
-    /// end of either.
+    /// What goes through the writing queue to the writing thread: encoded video, audio placed
+    /// on the timeline, and the end of either.
     enum WriterItem {
         case video(EncodedVideoSample)
-        case audio(AudioBuffer)
+        /// PCM: a buffer's frames where the audio thread placed them.
+        case audioFrames(AudioBuffer, AudioTrackTimeline.Placement)
+        /// AAC access units; `startTime` is where the first input frame sits and `end` where the
+        /// audio fed to the encoder so far ends, in ticks of the sample rate.
+        case audioPackets([[UInt8]], startTime: Int64, end: Int64)
         case videoEnded
         case audioEnded
+    }
+
+    /// What goes through the audio queue to the audio thread.
+    enum AudioItem {
+        /// A buffer whose timestamp is on the capture clock (a file source's aligned with the
+        /// video), taken after `pauseEpoch` resumes: the audio thread takes out that epoch's
+        /// pause offset once the first frame after the resume has fixed it, so audio and video
+        /// lose exactly the same time to a pause.
+        case buffer(AudioBuffer, pauseEpoch: Int)
+        /// The audio ended: flush the encoder.
+        case ended
     }
 }

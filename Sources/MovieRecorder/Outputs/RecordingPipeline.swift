@@ -9,8 +9,12 @@ import Synchronization
 ///
 /// ```
 /// capture thread ──offer/push──▶ frames (bounded) ──▶ encoding thread ──push──▶ ┐
-/// audio thread ─────────────────────────────────────────────────────push──▶ writing queue (bounded) ──▶ writing thread ──▶ file
+/// audio capture thread ──push──▶ audio (bounded) ──▶ audio thread ──────push──▶ writing queue (bounded) ──▶ writing thread ──▶ file
 /// ```
+///
+/// The audio thread places each buffer on the audio track's timeline
+/// (``AudioTrackTimeline``) and, for AAC, encodes it; so neither the capture thread nor the
+/// writing thread ever waits for the AAC encoder.
 ///
 /// Live frames are offered: when the encoder is behind and the frame queue is full, the frame
 /// is dropped and counted, so capture never stalls and memory never grows. Frames from files
@@ -20,14 +24,18 @@ import Synchronization
 final class RecordingPipeline: Sendable {
     let settings: Settings
     private let video: (format: VideoFormat, isLive: Bool, name: String)
-    private let audio: (format: PCMFormat, isLive: Bool, name: String)?
+    let audio: (format: PCMFormat, isLive: Bool, name: String)?
     private let frameDurationNanoseconds: UInt64
     private let timescale: UInt32
-    private let state = LockedValue(State())
+    let state = LockedValue(State())
     /// Frames for the encoder, each with its capture time on the recording's timeline (pauses
     /// taken out).
     private let frames: BoundedQueue<(frame: VideoFrame, time: UInt64)>
-    private let writing = BoundedQueue<WriterItem>(capacity: 96)
+    let writing = BoundedQueue<WriterItem>(capacity: 96)
+    /// Audio buffers (timestamps on the recording's timeline) for the audio thread.
+    let audioInput = BoundedQueue<AudioItem>(capacity: 64)
+    /// The AAC encoder, which only the audio thread uses; nil for LPCM or without audio.
+    let aacEncoder: AACEncoder?
     /// Woken when a frame is queued or the recording stops or fails: what an audio source held
     /// back by ``waitForVideo(reaching:)`` waits for.
     private let videoProgressed = WakeSignal()
@@ -35,7 +43,7 @@ final class RecordingPipeline: Sendable {
     private let encoder: H264Encoder
     private let writer: UnsafeTransfer<MovieWriter>
     private let videoTrack: TrackID
-    private let audioTrack: TrackID?
+    let audioTrack: TrackID?
     private let onStart: @Sendable (UInt64) -> Void
     private let onFinish: @Sendable (RecordingResult) -> Void
 
@@ -61,9 +69,16 @@ final class RecordingPipeline: Sendable {
             throw RecordingError(.encoderFailed, "MovieFileOutput: starting the encoder: \(error.message)", underlyingError: error)
         }
         do {
+            aacEncoder = try Self.makeAudioEncoder(settings.audio, for: sources.audio?.format)
+        } catch {
+            encoder.close()
+            throw RecordingError(.encoderFailed, "MovieFileOutput: starting the audio encoder: \(error.message)", underlyingError: error)
+        }
+        do {
             file = try RandomAccessFile(path: settings.path, mode: settings.overwrite ? .createOrTruncate : .createNew)
         } catch let error as FileError {
             encoder.close()
+            aacEncoder?.close()
             throw RecordingError(error.code == .alreadyExists ? .fileExists : .fileError,
                                  "MovieFileOutput: creating the movie file: \(error)", underlyingError: error)
         }
@@ -72,9 +87,13 @@ final class RecordingPipeline: Sendable {
             videoTrack = try writer.addVideoTrack(VideoTrackFormat(
                 h264: encoder.configuration, timescale: timescale, orientation: settings.orientation,
                 nominalFrameDuration: rate.frameDuration))
-            audioTrack = try sources.audio.map { try writer.addAudioTrack(AudioTrackFormat(pcm: $0.format)) }
+            let aacFormat = aacEncoder?.format
+            audioTrack = try sources.audio.map { audio in
+                try writer.addAudioTrack(aacFormat.map { AudioTrackFormat(aac: $0) } ?? AudioTrackFormat(pcm: audio.format))
+            }
         } catch {
             encoder.close()
+            aacEncoder?.close()
             try? file.close()
             try? RandomAccessFile.remove(settings.path)
             throw RecordingError(.fileError, "MovieFileOutput: describing the tracks: \(error)", underlyingError: error)
@@ -97,12 +116,14 @@ final class RecordingPipeline: Sendable {
         return configuration
     }
 
-    /// Starts the encoding and writing threads.
+    /// Starts the encoding, audio and writing threads.
     func start() {
         let encoding = DedicatedThread(name: "movrec-encode") { [self] in encodeLoop() }
+        let audioThread = audio == nil ? nil : DedicatedThread(name: "movrec-audio") { [self] in audioLoop() }
         DedicatedThread(name: "movrec-write") { [self] in
             writeLoop()
             encoding.join()
+            audioThread?.join()
             finish()
         }.detach()
     }
@@ -170,6 +191,7 @@ final class RecordingPipeline: Sendable {
                 if frame.timestamp > s.lastVideoTimestamp + frameDurationNanoseconds, aligned > s.pauseOffset {
                     s.pauseOffset = aligned
                 }
+                s.pauseOffsets.append(s.pauseOffset)  // final for the audio taken since the resume
             }
             let time = frame.timestamp &- s.pauseOffset
             if let start = s.videoStart, let max = settings.maxDuration,
@@ -178,6 +200,7 @@ final class RecordingPipeline: Sendable {
             }
             let first = s.videoStart == nil
             if first {
+                s.pauseOffsets = [s.pauseOffset]
                 s.videoStart = time
                 s.lastVideoTimestamp = time  // a stop before this frame is queued still ends after it
             }
@@ -192,25 +215,27 @@ final class RecordingPipeline: Sendable {
             guard buffer.frameCount > 0, buffer.bytes.count == buffer.frameCount * audio!.format.bytesPerFrame else { return }
             let live = audio!.isLive
             if !live { waitForVideo(reaching: buffer.timestamp) }
-            let offset: Int64? = state.withLock { s in
+            let taken: (offset: Int64, epoch: Int)? = state.withLock { s in
                 guard s.failed == nil, !s.audioEnded, !s.paused else { return nil }
                 // A file or synthetic source keeps its own timeline: its first buffer lines up
                 // with the first video frame.
                 if !live, s.audioOffset == nil, let start = s.videoStart {
                     s.audioOffset = Int64(bitPattern: start &- buffer.timestamp)
                 }
-                return (s.audioOffset ?? 0) - Int64(s.pauseOffset)
+                return (s.audioOffset ?? 0, s.pauseEpoch)
             }
-            guard let offset else { return }
-            buffer.timestamp = UInt64(bitPattern: Int64(bitPattern: buffer.timestamp) &+ offset)
-            guard writing.push(.audio(buffer)) else { return }
+            guard let taken else { return }
+            // The pause offset is applied on the audio thread, once the first frame after the
+            // resume has fixed it (see AudioItem).
+            buffer.timestamp = UInt64(bitPattern: Int64(bitPattern: buffer.timestamp) &+ taken.offset)
+            guard audioInput.push(.buffer(buffer, pauseEpoch: taken.epoch)) else { return }
             let ended: Bool = state.withLock { s in
                 guard let end = s.videoEnd, !s.audioEnded, let rate = audio?.format.sampleRate else { return false }
-                let bufferEnd = buffer.timestamp + UInt64(buffer.frameCount) * 1_000_000_000 / UInt64(rate)
+                let bufferEnd = buffer.timestamp + UInt64(buffer.frameCount) * 1_000_000_000 / UInt64(rate) &- s.pauseOffset
                 if bufferEnd >= end { s.audioEnded = true }
                 return s.audioEnded
             }
-            if ended { writing.push(.audioEnded) }
+            if ended { audioInput.push(.ended) }
         case .overrun:
             state.withLock { $0.overruns += 1 }
         case .resumedFromSuspend:
@@ -245,7 +270,7 @@ final class RecordingPipeline: Sendable {
             defer { s.audioEnded = true }
             return !s.audioEnded
         }
-        if first { writing.push(.audioEnded) }
+        if first { audioInput.push(.ended) }
     }
 
     func recordRotationChange(_ orientation: VideoOrientation) {
@@ -273,6 +298,9 @@ final class RecordingPipeline: Sendable {
             guard s.paused else { return }
             s.paused = false
             s.pauseOffset += MonotonicClock.now() - s.pausedAt
+            // Audio taken from now on belongs to a new pause epoch, unless an earlier resume
+            // is still waiting for its first frame.
+            if s.videoStart != nil && !s.justResumed { s.pauseEpoch += 1 }
             s.justResumed = s.videoStart != nil
         }
     }
@@ -325,7 +353,7 @@ final class RecordingPipeline: Sendable {
 
     // MARK: Writing thread
 
-    private var audioRate: Int64 { Int64(audio?.format.sampleRate ?? 1) }
+    var audioRate: Int64 { Int64(audio?.format.sampleRate ?? 1) }
 
     /// What the writing thread keeps from one item to the next.
     private struct WriteLoopState {
@@ -334,24 +362,26 @@ final class RecordingPipeline: Sendable {
         /// Once the video has ended, when the writing gives up waiting for the audio to end.
         var videoEndDeadline: UInt64?
         var firstDecodeTime: Int64?
-        var audio: AudioTrackTimeline
+        /// Where the audio written so far ends on the movie timeline, in ticks of the sample rate.
+        var audioEnd: Int64?
     }
 
     /// Writes what comes off the writing queue until both video and audio have ended, then
     /// finishes the movie; a failed write fails the recording.
     private func writeLoop() {
-        var loop = WriteLoopState(audioEnded: audio == nil, audio: AudioTrackTimeline(rate: audioRate))
+        var loop = WriteLoopState(audioEnded: audio == nil)
         do {
             while !(loop.videoEnded && loop.audioEnded), let item = nextWriterItem(until: loop.videoEndDeadline) {
                 try write(item, &loop)
                 publishProgress()
             }
-            try finishMovie(firstDecodeTime: loop.firstDecodeTime)
+            try finishMovie(firstDecodeTime: loop.firstDecodeTime, audioEnd: loop.audioEnd)
         } catch {
             fail(RecordingError(.fileError, "MovieFileOutput: writing \(settings.path): \(error)", underlyingError: error))
         }
         writing.close()
         frames.close()
+        audioInput.close()
         videoProgressed.wake()
     }
 
@@ -363,20 +393,19 @@ final class RecordingPipeline: Sendable {
         return next
     }
 
-    /// Appends one item to the movie; audio that arrives before the first video frame is held.
+    /// Appends one item to the movie.
     private func write(_ item: WriterItem, _ loop: inout WriteLoopState) throws {
         switch item {
         case .video(let sample):
             if loop.firstDecodeTime == nil { loop.firstDecodeTime = sample.decodeTime }
             try writer.value.appendVideoSample(sample.data, to: videoTrack, decodeTime: sample.decodeTime,
                                                presentationTime: sample.presentationTime, isSync: sample.isKeyframe)
-        case .audio(let buffer):
-            if let start = state.withLock({ $0.videoStart }) {
-                for held in loop.audio.takeHeld() { try writeAudio(held, videoStart: start, on: &loop.audio) }
-                try writeAudio(buffer, videoStart: start, on: &loop.audio)
-            } else {
-                loop.audio.hold(buffer)
-            }
+        case .audioFrames(let buffer, let placement):
+            try writeAudio(buffer, placement)
+            if !placement.frames.isEmpty { loop.audioEnd = placement.startTime + Int64(placement.frames.count) }
+        case .audioPackets(let packets, let startTime, let end):
+            for packet in packets { try writer.value.appendAudioPacket(packet, to: audioTrack!, startTime: startTime) }
+            loop.audioEnd = end
         case .videoEnded:
             loop.videoEnded = true
             loop.videoEndDeadline = MonotonicClock.now() + 2_000_000_000  // the audio has two seconds to catch up
@@ -385,10 +414,9 @@ final class RecordingPipeline: Sendable {
         }
     }
 
-    /// Appends `buffer` where the timeline puts it, after the silence that fills an overrun.
-    private func writeAudio(_ buffer: AudioBuffer, videoStart: UInt64, on timeline: inout AudioTrackTimeline) throws {
+    /// Appends PCM `buffer` where the timeline put it, after the silence that fills an overrun.
+    private func writeAudio(_ buffer: AudioBuffer, _ placement: AudioTrackTimeline.Placement) throws {
         let bytesPerFrame = audio?.format.bytesPerFrame ?? 1
-        let placement = timeline.place(buffer, videoStart: videoStart, videoEnd: state.withLock { $0.videoEnd })
         if placement.silenceFrames > 0 {
             let silence = [UInt8](repeating: 0, count: placement.silenceFrames * bytesPerFrame)
             try writer.value.appendAudioFrames(silence, to: audioTrack!)
@@ -413,8 +441,9 @@ final class RecordingPipeline: Sendable {
         checkLimits(bytesWritten: bytes)
     }
 
-    /// Ends both tracks where the video ends, finishes the movie and flushes the file.
-    private func finishMovie(firstDecodeTime: Int64?) throws {
+    /// Ends both tracks where the video ends (the audio sooner when it ended sooner), finishes
+    /// the movie and flushes the file.
+    private func finishMovie(firstDecodeTime: Int64?, audioEnd: Int64?) throws {
         let span: Int64 = state.withLock { s in
             guard let start = s.videoStart, let end = s.videoEnd else { return 0 }
             return Int64(end - start)
@@ -422,7 +451,7 @@ final class RecordingPipeline: Sendable {
         var endTimes = [videoTrack: (firstDecodeTime ?? 0) + Self.ticks(span, rate: Int64(timescale))]
         // Audio that ran ahead of the last frame (a file source is read faster than video is
         // encoded) is cut where the video ends.
-        if let audioTrack { endTimes[audioTrack] = Self.ticks(span, rate: audioRate) }
+        if let audioTrack { endTimes[audioTrack] = min(Self.ticks(span, rate: audioRate), audioEnd ?? .max) }
         _ = try writer.value.finish(endTimes: endTimes)
         try file.synchronize()
     }
@@ -453,13 +482,14 @@ final class RecordingPipeline: Sendable {
         }
     }
 
-    private func fail(_ error: RecordingError) {
+    func fail(_ error: RecordingError) {
         state.withLock { s in
             if s.failed == nil { s.failed = error }
             s.stopping = true
         }
         writing.close()
         frames.close()
+        audioInput.close()
         videoProgressed.wake()
     }
 
