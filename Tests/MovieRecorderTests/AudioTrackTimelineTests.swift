@@ -2,7 +2,7 @@ import Testing
 @testable import MovieCapture
 @testable import MovieRecorder
 
-/// Where the writing thread puts audio: 48 kHz buffers of 960 frames (20 ms) against a video
+/// Where the audio thread puts audio: 48 kHz buffers of 960 frames (20 ms) against a video
 /// that starts at 1 s on the monotonic clock.
 @Suite struct AudioTrackTimelineTests {
     let videoStart: UInt64 = 1_000_000_000
@@ -40,12 +40,16 @@ import Testing
         #expect(timeline.position == 480)
     }
 
-    @Test func theNewest500BuffersAreHeldUntilTheVideoStarts() {
+    @Test func theFirstBufferAfterAPauseGoesWhereItsTimeSays() {
         var timeline = AudioTrackTimeline(rate: 48_000)
-        for index in 0..<501 { timeline.hold(buffer(at: UInt64(index) * 20_000_000)) }
-        let held = timeline.takeHeld()
-        #expect(held.count == 500)
-        #expect(held.first?.timestamp == 20_000_000)
-        #expect(timeline.takeHeld().isEmpty)
+        _ = timeline.place(buffer(at: 1_000_000_000), videoStart: videoStart, videoEnd: nil)
+        // 3 ms after the last frame: jitter would close it up, a resync fills it.
+        let later = timeline.place(buffer(at: 1_023_000_000), videoStart: videoStart, videoEnd: nil, resync: true)
+        #expect(later == .init(silenceFrames: 144, startTime: 1_104, frames: 0..<960))
+        #expect(timeline.position == 2_064)
+        // 5 ms before the end of what is written: the overlap is skipped.
+        let earlier = timeline.place(buffer(at: 1_038_000_000), videoStart: videoStart, videoEnd: nil, resync: true)
+        #expect(earlier == .init(silenceFrames: 0, startTime: 2_064, frames: 240..<960))
+        #expect(timeline.position == 2_784)
     }
 }

@@ -9,6 +9,8 @@ struct GoldenCase: CustomStringConvertible, Sendable {
     var name: String
     var video: String
     var audio: String?
+    /// How the WAV goes in: as PCM, or encoded to AAC.
+    var audioCodec = AudioEncoderSettings.Codec.lpcm
     var orientation: VideoOrientation
     /// The tkhd matrix as exiftool prints it (a b u c d v tx ty w), written out by hand from the
     /// reference tables for a 160x120 picture.
@@ -29,6 +31,7 @@ struct GoldenCase: CustomStringConvertible, Sendable {
         var options = StreamMuxer.Options()
         options.orientation = orientation
         options.creationTime = goldenCreationTime
+        options.audioEncoding = AudioEncoderSettings(codec: audioCodec)
         let stream = try AnnexBStream(annexB: RandomAccessFile.readAll(fixture(video)))
         let wav = try audio.map { (wav: try WAVFile(path: fixture($0)), path: fixture($0)) }
         let sink = InMemoryMovieSink()
@@ -70,5 +73,15 @@ struct GoldenCase: CustomStringConvertible, Sendable {
                    orientation: orientation(270), exiftoolMatrix: "0 -1 0 1 0 0 0 160 1", markerCorners: (.bottomLeft, .topLeft)),
     ]
 
-    static let all = orientationCases + mediaCases
+    /// AAC mono and stereo at 44.1 and 48 kHz, encoded by libavcodec 59's native encoder at
+    /// its default 64 kbit/s per channel.
+    static let aacCases: [GoldenCase] = [
+        ("aac-48k-stereo", "tone-48k-stereo.wav"), ("aac-48k-mono", "tone-48k-mono.wav"),
+        ("aac-44k1-stereo", "tone-44k1-stereo.wav"), ("aac-44k1-mono", "tone-44k1-mono.wav"),
+    ].map { name, wav in
+        GoldenCase(name: name, video: "testsrc-ipp.264", audio: wav, audioCodec: .aac, orientation: orientation(0),
+                   exiftoolMatrix: "1 0 0 0 1 0 0 0 1", markerCorners: (.topLeft, .topRight))
+    }
+
+    static let all = orientationCases + mediaCases + aacCases
 }

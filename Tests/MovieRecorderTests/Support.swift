@@ -65,7 +65,8 @@ func run(_ executable: String, _ arguments: [String]) throws -> ProgramResult {
 
 /// Debian packages that provide the tools the tests use as independent readers.
 let toolPackages = ["ffprobe": "ffmpeg", "ffmpeg": "ffmpeg", "mediainfo": "mediainfo", "exiftool": "libimage-exiftool-perl",
-                    "x264": "x264", "gst-launch-1.0": "gstreamer1.0-tools gstreamer1.0-plugins-good gstreamer1.0-plugins-ugly gstreamer1.0-plugins-bad"]
+                    "x264": "x264", "gst-launch-1.0": "gstreamer1.0-tools gstreamer1.0-plugins-good gstreamer1.0-plugins-ugly gstreamer1.0-plugins-bad gstreamer1.0-libav",
+                    "chromium": "chromium"]
 
 struct MissingTool: Error, CustomStringConvertible {
     let description: String

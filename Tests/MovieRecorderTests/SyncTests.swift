@@ -1,0 +1,133 @@
+import Foundation
+import Testing
+@testable import MovieContainer
+@testable import MoviePlatform
+@testable import MovieCapture
+@testable import MovieEncoding
+@testable import MovieRecorder
+
+/// Where a sound lands against the picture it belongs to, after a real encoder, muxer and
+/// decoder: the test pattern flashes white and the tone clicks at every whole second of media
+/// time (`--sync-marks`), and ``SyncChecker`` finds both in the decoded movie. File and
+/// synthetic sources share one media clock, so every offset must be within a millisecond.
+@Suite(.serialized) struct SyncTests {
+    /// Records the live synthetic sources with marks for `seconds` through `movrec record`.
+    func recordMarks(_ path: String, codec: String, seconds: Int = 4, extra: [String] = []) throws {
+        let result = try run(movrecPath(), ["record", path, "--video", "testsrc", "--audio", "tone", "--sync-marks", "--size", "320x240",
+                                            "--duration", String(seconds), "--audio-codec", codec, "--quiet"] + extra)
+        #expect(result.status == 0, "movrec record: \(result.error)")
+    }
+
+    @Test(arguments: ["aac", "lpcm"])
+    func syntheticSourcesRecordInSync(codec: String) throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let path = dir.file("synthetic-\(codec).mov")
+        try recordMarks(path, codec: codec)
+        try SyncChecker.measureWithFFmpeg(path).expectInSync("synthetic sources, \(codec), ffmpeg", atLeast: 3)
+        if codec == "aac" {
+            try SyncChecker.measureWithGStreamer(path, aac: true).expectInSync("synthetic sources, aac, GStreamer", atLeast: 3)
+        }
+    }
+
+    @Test(arguments: ["aac", "lpcm"])
+    func fileSourcesRecordInSync(codec: String) throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        try SyncMarkFiles.writeY4M(dir.file("marks.y4m"), seconds: 4)
+        try SyncMarkFiles.writeWAV(dir.file("marks.wav"), seconds: 4)
+        let path = dir.file("files-\(codec).mov")
+        let result = try run(movrecPath(), ["record", path, "--video", dir.file("marks.y4m"), "--audio", dir.file("marks.wav"),
+                                            "--audio-codec", codec, "--quiet"])
+        #expect(result.status == 0, "movrec record: \(result.error)")
+        let measured = try SyncChecker.measureWithFFmpeg(path)
+        measured.expectInSync("Y4M + WAV sources, \(codec)", atLeast: 4)
+        #expect(measured.flashes.first == 0, "the first frame is the first mark: \(measured)")
+    }
+
+    @Test(arguments: ["aac", "lpcm"])
+    func muxedStreamsPlayInSync(codec: String) throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        try SyncMarkFiles.writeY4M(dir.file("marks.y4m"), seconds: 4)
+        try SyncMarkFiles.writeWAV(dir.file("marks.wav"), seconds: 4)
+        let x264 = try run("x264", ["--quiet", "--preset", "veryfast", "--crf", "30", "-o", dir.file("marks.264"), dir.file("marks.y4m")])
+        #expect(x264.status == 0, "x264: \(x264.error)")
+        let path = dir.file("mux-\(codec).mov")
+        let result = try run(movrecPath(), ["mux", path, "--video", dir.file("marks.264"), "--audio", dir.file("marks.wav"),
+                                            "--audio-codec", codec])
+        #expect(result.status == 0, "movrec mux: \(result.error)")
+        try SyncChecker.measureWithFFmpeg(path).expectInSync("movrec mux, \(codec)", atLeast: 4)
+        if codec == "aac" {
+            try SyncChecker.measureWithGStreamer(path, aac: true).expectInSync("movrec mux, aac, GStreamer", atLeast: 4)
+        }
+    }
+
+    /// A fragmented AAC recording killed with SIGKILL and repaired keeps its sync.
+    @Test func killedAndRepairedRecordingStaysInSync() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let path = dir.file("killed.mov")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try movrecPath())
+        process.arguments = ["record", path, "--video", "testsrc", "--audio", "tone", "--sync-marks", "--size", "320x240", "--quiet"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        Thread.sleep(forTimeInterval: 4.5)
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        let repaired = dir.file("repaired.mov")
+        let report = try MovieFileRepair.repair(path: path, outputPath: repaired)
+        #expect(report.fragmentCount >= 3, "\(report)")
+        try SyncChecker.measureWithFFmpeg(repaired).expectInSync("killed and repaired, aac", atLeast: 3)
+        try SyncChecker.measureWithGStreamer(repaired, aac: true).expectInSync("killed and repaired, aac, GStreamer", atLeast: 3)
+    }
+
+    /// Pausing takes the same time out of audio and video: the marks after the resume line up
+    /// as those before it do.
+    @Test func pausedAndResumedRecordingStaysInSync() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let path = dir.file("paused.mov")
+        let session = CaptureSession()
+        let output = MovieFileOutput()
+        try await session.configure { config in
+            try config.addInput(TestPatternSource(width: 320, height: 240, frameRate: FrameRate(frames: 30), marksSeconds: true))
+            try config.addInput(ToneSource(marksSeconds: true))
+            try config.addOutput(output)
+        }
+        try await session.startRunning()
+        try await output.startRecording(to: path)
+        try await Task.sleep(for: .milliseconds(2300))
+        output.pauseRecording()
+        try await Task.sleep(for: .milliseconds(730))
+        output.resumeRecording()
+        try await Task.sleep(for: .milliseconds(2600))
+        let result = try #require(await output.stopRecording())
+        await session.stopRunning()
+        #expect(result.isPlayable && result.error == nil)
+        try SyncChecker.measureWithFFmpeg(path).expectInSync("paused and resumed, aac", atLeast: 4)
+    }
+
+    /// Headless Chromium plays a default recording and decodes its AAC audio.
+    @Test func chromiumDecodesTheAudio() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        try recordMarks(dir.file("movie.mov"), codec: "aac", seconds: 2)
+        let page = """
+            <html><body><video id="v" src="movie.mov" autoplay></video><pre id="out">pending</pre><script>
+            const v = document.getElementById('v');
+            v.addEventListener('error', () => { document.getElementById('out').textContent = 'error ' + (v.error && v.error.code); });
+            setTimeout(() => { document.getElementById('out').textContent = 'audio=' + v.webkitAudioDecodedByteCount; }, 1500);
+            </script></body></html>
+            """
+        try page.write(toFile: dir.file("page.html"), atomically: true, encoding: .utf8)
+        let result = try run("chromium", ["--headless", "--no-sandbox", "--disable-gpu", "--autoplay-policy=no-user-gesture-required",
+                                          "--allow-file-access-from-files", "--virtual-time-budget=4000", "--dump-dom",
+                                          "file://" + dir.file("page.html")])
+        let text = result.output.components(separatedBy: "<pre id=\"out\">").last?.prefix { $0 != "<" } ?? ""
+        let bytes = text.hasPrefix("audio=") ? Int(text.dropFirst(6)) ?? 0 : 0
+        #expect(bytes > 0, "Chromium decoded no audio: '\(text)'")
+    }
+}
