@@ -60,7 +60,7 @@ import Testing
         let video = try #require(streams.first { $0.codec_type == "video" })
         let audio = try #require(streams.first { $0.codec_type == "audio" })
         #expect(video.codec_name == "h264" && video.width == 640 && video.height == 480)
-        #expect(audio.codec_name == "pcm_s16le" && audio.sample_rate == "48000" && audio.channels == 2)
+        #expect(audio.codec_name == "aac" && audio.sample_rate == "48000" && audio.channels == 2, "AAC by default")
 
         // 5 s at 25 fps, and the library counted what ffprobe counts.
         let frames = try #require(Int(video.nb_frames ?? ""))

@@ -65,7 +65,7 @@ import Testing
         let video = try #require(streams.first { $0.codec_type == "video" })
         #expect(video.codec_name == "h264" && video.width == 320 && video.height == 240)
         let audio = try #require(streams.first { $0.codec_type == "audio" })
-        #expect(audio.codec_name == "pcm_s16le" && audio.sample_rate == "48000" && audio.channels == 2)
+        #expect(audio.codec_name == "aac" && audio.sample_rate == "48000" && audio.channels == 2, "AAC by default")
         let d = try streamDurations(path)
         #expect(d.frames == 60)
         #expect(abs(d.video - 2.0) < 0.001)

@@ -80,8 +80,8 @@ public final class MovieWriter {
         return try addTrack(.video(format))
     }
 
-    /// Adds an audio track: PCM, appended with ``appendAudioFrames(_:to:startTime:)``, or AAC,
-    /// appended with ``appendAudioPacket(_:to:startTime:)``.
+    /// Adds an audio track: PCM, appended with ``appendAudioFrames(_:to:startTime:)-(UnsafeRawBufferPointer,_,_)``, or
+    /// AAC, appended with ``appendAudioPacket(_:to:startTime:)-(UnsafeRawBufferPointer,_,_)``.
     /// - Throws: ``MovieWriterError`` once samples have been appended, or for a PCM layout a
     ///   movie cannot describe.
     public func addAudioTrack(_ format: AudioTrackFormat) throws -> TrackID {

@@ -1,6 +1,6 @@
 import MovieCapture
 
-/// Where the writing thread puts each audio buffer on the audio track: in ticks of the sample
+/// Where the audio thread puts each audio buffer on the audio track: in ticks of the sample
 /// rate counted from the first video frame.
 ///
 /// Once placed, time follows the sample count, so clock jitter never opens gaps; only a gap of

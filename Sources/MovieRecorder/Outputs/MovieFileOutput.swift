@@ -58,7 +58,7 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
     deinit { eventContinuation.finish() }
 
     /// How the next recording stores its audio: AAC-LC at 64 kbit/s per channel by default,
-    /// like `AVCaptureMovieFileOutput`; ``AudioEncoderSettings/lpcm`` for uncompressed PCM.
+    /// like `AVCaptureMovieFileOutput`; `AudioEncoderSettings.lpcm` for uncompressed PCM.
     public var audioSettings: AudioEncoderSettings {
         get { state.withLock { $0.audioSettings } }
         set { state.withLock { $0.audioSettings = newValue } }
