@@ -156,12 +156,14 @@ extension Harness {
 
     mutating func liveBenchmark() throws {
         let seconds = quick ? 5 : 10
-        print("\ne. Live headroom: 720p30 veryfast from the test pattern in real time, \(seconds) s per run, vs x264 alone on the same frames"
-              + " given in real time (and as fast as it can take them)")
+        print("\ne. Live headroom: 720p30 veryfast and AAC from the test pattern and tone in real time, \(seconds) s per run, vs x264 alone"
+              + " on the same frames given in real time (and as fast as it can take them) plus ffmpeg's AAC encoder alone on the same audio")
         let pattern = "\(work)/pattern-720p-\(seconds)s.y4m"
         if !exists(pattern) {
             _ = try run([worker, "pattern", "--seconds", String(seconds), "--size", "1280x720", "--output", pattern], scratch: scratch)
         }
+        let tone = "\(work)/tone-48k-stereo-\(seconds)s.wav"
+        if !exists(tone) { _ = try run([worker, "tone", "--seconds", String(seconds), "--output", tone], scratch: scratch) }
         let out = "\(work)/live"
         var options: [String: String] = [:]
         let measured = try alternate([
@@ -172,17 +174,24 @@ extension Harness {
             ("x264 paced", [worker, "paced", "--input", pattern, "--fps", "30", "--", "x264", "--quiet", "--no-progress",
                             "--preset", "veryfast", "--crf", "23", "--demuxer", "y4m", "-o", out + "-paced.264", "-"]),
             ("x264", ["x264", "--quiet", "--no-progress", "--preset", "veryfast", "--crf", "23", "-o", out + ".264", pattern]),
+            // ffmpeg's native AAC encoder, the library's, at the recording's 128 kbit/s.
+            ("ffmpeg aac", ["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", tone, "-c:a", "aac", "-b:a", "128k", out + ".m4a"]),
         ], rounds: quick ? 3 : runs) { name in
-            let path = out + (name == "live" ? ".mov" : name == "x264" ? ".264" : "-paced.264")
+            let path = out + (name == "live" ? ".mov" : name == "x264" ? ".264" : name == "ffmpeg aac" ? ".m4a" : "-paced.264")
+            if name == "ffmpeg aac" { remove(path); return }
             if options[name] == nil { options[name] = x264Options(inFile: path) ?? "(no x264 SEI)" }
             remove(path)
         }
-        let live = measured["live"]!, x264 = measured["x264"]!, paced = measured["x264 paced"]!
+        let live = measured["live"]!, x264 = measured["x264"]!, paced = measured["x264 paced"]!, aac = measured["ffmpeg aac"]!
         let dropped = live.compactMap { $0.results["dropped"] }.max() ?? .nan
         let recorded = live.compactMap { $0.results["recordedSeconds"] }.median
         let oursPerRun = live.map { $0.cpu / ($0.results["recordedSeconds"] ?? .nan) }
         let alonePerRun = x264.map { $0.cpu / Double(seconds) }
         let pacedPerRun = paced.map { ($0.results["childCPU"] ?? .nan) / Double(seconds) }
+        let aacPerRun = aac.map { $0.cpu / Double(seconds) }
+        // The reference: x264 given the frames in real time plus ffmpeg encoding the same audio,
+        // each alone.
+        let referencePerRun = zip(pacedPerRun, aacPerRun).map { $0 + $1 }
         let late = paced.compactMap { $0.results["lateSeconds"] }.max() ?? .nan
         let ours = oursPerRun.median, alone = alonePerRun.median, alonePaced = pacedPerRun.median
         // Like a's and b's ratios: each round's pair, then the median, so a slow spell of the
@@ -190,16 +199,19 @@ extension Harness {
         // compares with x264 given the frames in real time, as the recording gets them: x264 in
         // a batch keeps its threads busy and costs from 0.30 to 0.48 CPU s per second from run to
         // run here, while the same frames 1/30 s apart cost it more and vary less.
-        let ratio = zip(oursPerRun, pacedPerRun).map { $0 / $1 }.median
+        let ratio = zip(oursPerRun, referencePerRun).map { $0 / $1 }.median
         let ratioToBatch = zip(oursPerRun, alonePerRun).map { $0 / $1 }.median
         let same = options["live"] == options["x264"] && options["x264 paced"] == options["x264"]
         print("  recorded \(fixed(recorded, 2)) s, dropped \(Int(dropped)) (worst run); CPU per recorded second (medians): library \(fixed(ours, 3)) s, "
               + "x264 alone in real time \(fixed(alonePaced, 3)) s (last frame out \(fixed(late * 1000, 1)) ms late at worst), in a batch \(fixed(alone, 3)) s; "
+              + "ffmpeg's AAC alone \(fixed(aacPerRun.median, 4)) s; "
               + "per-round ratios \(fixed(ratio, 3))× and \(fixed(ratioToBatch, 3))×")
         sections.append(("live", .object([("seconds", .number(Double(seconds))), ("recordedSeconds", .number(recorded)),
                                           ("droppedWorst", .number(dropped)), ("cpuPerSecond", .number(ours)),
                                           ("x264PacedCPUPerSecond", .number(alonePaced)), ("ratio", .number(ratio)),
-                                          ("ratioOfMedians", .number(ours / alonePaced)),
+                                          ("ffmpegAACCPUPerSecond", .number(aacPerRun.median)),
+                                          ("ffmpegAACCPUPerSecondAll", .array(aacPerRun.map(JSON.number))),
+                                          ("ratioOfMedians", .number(ours / (alonePaced + aacPerRun.median))),
                                           ("pacedLateSecondsWorst", .number(late)),
                                           ("x264CPUPerSecond", .number(alone)), ("ratioToBatch", .number(ratioToBatch)),
                                           ("cpuPerSecondAll", .array(oursPerRun.map(JSON.number))),
@@ -208,9 +220,27 @@ extension Harness {
                                           ("peakRSSMiB", .number(live.map(\.peakRSS).median / 1_048_576)),
                                           ("optionsIdentical", .bool(same))])))
         check("e", "live: 0 dropped frames", dropped == 0, "\(Int(dropped)) dropped in the worst run")
-        check("e", "live: CPU within 5% of x264 alone (given the frames in real time)", ratio <= 1.05 && same,
+        check("e", "live: CPU within 5% of x264 alone (given the frames in real time) plus ffmpeg's AAC alone", ratio <= 1.05 && same,
               "\(fixed(ratio, 3))× (\(fixed(ratioToBatch, 3))× of x264 in a batch)"
               + (same ? "" : "; x264 options differ: \(options["live"] ?? "") / \(options["x264 paced"] ?? "") vs \(options["x264"] ?? "")"))
+    }
+
+    /// The size of 60 s of the test pattern and the tone recorded with the default settings,
+    /// with LPCM and with AAC audio (once each: the encoders are deterministic).
+    mutating func fileSizeLine() throws {
+        let seconds = quick ? 10 : 60
+        var sizes: [String: Double] = [:]
+        for codec in ["lpcm", "aac"] {
+            let path = "\(work)/size-\(codec).mov"
+            let m = try run([worker, "size", "--seconds", String(seconds), "--audio", codec, "--output", path], scratch: scratch)
+            sizes[codec] = m.results["fileBytes"] ?? .nan
+            remove(path)
+        }
+        let lpcm = sizes["lpcm"]!, aac = sizes["aac"]!
+        print("  file size, \(seconds) s of the test pattern (720p30 veryfast CRF 23) and the tone: LPCM \(fixed(lpcm / 1_048_576, 1)) MiB, "
+              + "AAC \(fixed(aac / 1_048_576, 1)) MiB (\(fixed(aac / lpcm, 3))×)")
+        sections.append(("fileSize", .object([("seconds", .number(Double(seconds))), ("lpcmBytes", .number(lpcm)),
+                                              ("aacBytes", .number(aac)), ("ratio", .number(aac / lpcm))])))
     }
 
     // MARK: f. Start-up

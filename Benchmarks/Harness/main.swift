@@ -64,7 +64,7 @@ let rssFloor = (try? run(["true"], scratch: harness.scratch, spawner: harness.sp
 print("peak RSS of a run of `true` (included in every RSS figure): \(mib(rssFloor))")
 let sections: [(String, (inout Harness) throws -> Void)] = [
     ("a", { try $0.encodeBenchmark() }), ("b", { try $0.muxBenchmark() }), ("c", { try $0.stopAndMemoryBenchmark() }),
-    ("d", { try $0.rotationBenchmark() }), ("e", { try $0.liveBenchmark() }), ("f", { try $0.startupBenchmark() }),
+    ("d", { try $0.rotationBenchmark() }), ("e", { try $0.liveBenchmark(); try $0.fileSizeLine() }), ("f", { try $0.startupBenchmark() }),
     ("g", { try $0.durabilityBenchmark() }),
 ]
 // How much CPU time the host took from this machine during each section: runs of a section

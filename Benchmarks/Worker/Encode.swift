@@ -22,12 +22,15 @@ func encode(_ arguments: [String]) async throws {
 }
 
 /// Records `video` into `path` until the source ends or `stop` asks, and returns the result.
-func record(video: any VideoSource, to path: String, settings: H264EncoderSettings,
+func record(video: any VideoSource, audio: (any AudioSource)? = nil, audioSettings: AudioEncoderSettings = .aac,
+            to path: String, settings: H264EncoderSettings,
             whileRecording: @Sendable (MovieFileOutput) async -> Void) async throws -> RecordingResult {
     let session = CaptureSession()
     let movie = MovieFileOutput(encoderSettings: settings)
+    movie.audioSettings = audioSettings
     try await session.configure { config in
         try config.addInput(video)
+        if let audio { try config.addInput(audio) }
         try config.addOutput(movie)
     }
     try await session.startRunning()

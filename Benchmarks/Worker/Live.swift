@@ -6,10 +6,12 @@ import MovieCapture
 import MovieEncoding
 import MovieContainer
 
-/// Case e: a live recording from the test pattern in real time, like a camera's.
+/// Case e: a live recording from the test pattern and the tone in real time, like a camera's and
+/// a microphone's.
 ///
-/// `live --output OUT.mov --seconds S [--size WxH] [--preset P]`: reports frames, drops and the
-/// recorded duration; the harness takes CPU seconds from the process's rusage.
+/// `live --output OUT.mov --seconds S [--size WxH] [--preset P] [--audio aac|lpcm|none]`: reports
+/// frames, drops and the recorded duration; the harness takes CPU seconds from the process's
+/// rusage. The audio is AAC by default, as a recording's is.
 /// `pattern --output OUT.y4m --seconds S [--size WxH]` writes the same pictures as a Y4M file,
 /// so the harness can give x264 alone exactly these frames.
 func live(_ arguments: [String]) async throws {
@@ -22,12 +24,68 @@ func live(_ arguments: [String]) async throws {
     let frames = Int(seconds * 30)
     let source = try TestPatternSource(width: width, height: height, frameRate: FrameRate(frames: 30), realTime: true,
                                        frameLimit: frames)
-    let result = try await record(video: source, to: try options.required("--output"), settings: settings) { _ in }
+    let (tone, audioSettings) = try audio(options, realTime: true)
+    let result = try await record(video: source, audio: tone, audioSettings: audioSettings, to: try options.required("--output"),
+                                  settings: settings) { _ in }
     report("frames", Double(result.frameCount))
     report("dropped", Double(result.droppedFrameCount))
     let duration = result.duration.components
     report("recordedSeconds", Double(duration.seconds) + Double(duration.attoseconds) / 1e18)
 }
+
+/// The tone and how it is stored, from `--audio aac|lpcm|none` (AAC by default).
+func audio(_ options: Options, realTime: Bool) throws -> ((any AudioSource)?, AudioEncoderSettings) {
+    switch options.value("--audio") ?? "aac" {
+    case "none": return (nil, .aac)
+    case "aac": return (try ToneSource(realTime: realTime), .aac)
+    case "lpcm": return (try ToneSource(realTime: realTime), .lpcm)
+    case let other: throw WorkerError("--audio \(other) is not aac, lpcm or none")
+    }
+}
+
+/// The e line on file size: `size --output OUT.mov --seconds S --audio aac|lpcm`, the test
+/// pattern and the tone recorded out of real time with the default settings; reports the file's
+/// size.
+func fileSize(_ arguments: [String]) async throws {
+    let options = Options(arguments)
+    let seconds = try options.number("--seconds", default: 60)
+    let video = try TestPatternSource(width: 1280, height: 720, frameRate: FrameRate(frames: 30), realTime: false,
+                                      frameLimit: Int(seconds * 30))
+    let (tone, audioSettings) = try audio(options, realTime: false)
+    let path = try options.required("--output")
+    let result = try await record(video: video, audio: tone, audioSettings: audioSettings, to: path,
+                                  settings: H264EncoderSettings()) { _ in }
+    report("fileBytes", Double(result.fileSize))
+    report("seconds", Double(result.duration.components.seconds) + Double(result.duration.components.attoseconds) / 1e18)
+}
+
+/// Writes the tone a live recording records (`ToneSource`'s defaults) to a WAV file:
+/// `tone --output OUT.wav --seconds S`, for ffmpeg's AAC encoder to encode alone.
+func tone(_ arguments: [String]) async throws {
+    let options = Options(arguments)
+    let seconds = try options.number("--seconds", default: 10)
+    let source = try ToneSource(realTime: false, durationFrames: Int(seconds * 48_000))
+    let path = try options.required("--output")
+    guard let file = fopen(path, "wb") else { throw WorkerError("cannot create \(path)") }
+    defer { fclose(file) }
+    let bytes = Int(seconds * 48_000) * 4
+    var header = Array("RIFF".utf8) + le32(36 + bytes) + Array("WAVEfmt ".utf8) + le32(16) + [1, 0, 2, 0]
+    header += le32(48_000) + le32(192_000) + [4, 0, 16, 0] + Array("data".utf8) + le32(bytes)
+    _ = header.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) }
+    let writer = UnsafeFile(file)
+    let (done, finished) = AsyncStream.makeStream(of: Void.self)
+    try source.start { event in
+        switch event {
+        case .buffer(let buffer): _ = buffer.bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, writer.file) }
+        case .ended, .interrupted: finished.finish()
+        default: break
+        }
+    }
+    for await _ in done {}
+    source.stop()
+}
+
+private func le32(_ value: Int) -> [UInt8] { withUnsafeBytes(of: UInt32(value).littleEndian, Array.init) }
 
 func size(_ options: Options) throws -> (Int, Int) {
     let text = options.value("--size") ?? "1280x720"

@@ -50,6 +50,33 @@ import Testing
         #expect(try decodeAllFrames(dir.file("api.mov")).videoFrames == 30)
     }
 
+    /// Case e's audio reference: the worker writes the tone a live recording records as a WAV
+    /// that ffmpeg's AAC encoder takes, and the file-size line records the pattern and tone with
+    /// each codec.
+    @Test func toneAndFileSizeCasesWriteWhatTheHarnessMeasures() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let worker = try builtProductPath("bench-worker")
+        let made = try run(worker, ["tone", "--seconds", "1", "--output", dir.file("tone.wav")])
+        #expect(made.status == 0, "\(made.error)")
+        let wav = try ffprobeStreams(dir.file("tone.wav")).first
+        #expect(wav?.codec_name == "pcm_s16le" && wav?.sample_rate == "48000" && wav?.channels == 2 && wav?.duration == "1.000000")
+        var sizes: [String: Double] = [:]
+        for codec in ["lpcm", "aac"] {
+            let path = dir.file("\(codec).mov")
+            let recorded = try run(worker, ["size", "--seconds", "1", "--audio", codec, "--output", path])
+            #expect(recorded.status == 0, "\(recorded.error)")
+            sizes[codec] = results(recorded.output)["fileBytes"]
+            let audio = try ffprobeStreams(path).first { $0.codec_type == "audio" }
+            #expect(audio?.codec_name == (codec == "aac" ? "aac" : "pcm_s16le"))
+            #expect(Double(try #require(sizes[codec])) == Double(try Data(contentsOf: URL(fileURLWithPath: path)).count))
+        }
+        // One second of 48 kHz stereo LPCM is 192,000 bytes, AAC at 128 kbit/s about 16,000 (the
+        // tone, read ahead of the video, leaves up to half a second more of either in the file).
+        let saved = (sizes["lpcm"] ?? 0) - (sizes["aac"] ?? 0)
+        #expect(saved > 150_000, "LPCM \(sizes["lpcm"] ?? 0) bytes, AAC \(sizes["aac"] ?? 0)")
+    }
+
     /// Case e's reference: x264 alone, given the pattern's frames on a real-time schedule through
     /// a pipe, encodes every one with the live recording's options, and the worker reports x264's
     /// own CPU time.
