@@ -60,5 +60,43 @@ import Testing
         for library in SystemLibrary.allCases where library != .x264 {
             #expect(!record.error.contains("file=\(library.soname)"), "movrec record from the test pattern opened \(library.soname)")
         }
+        // With the tone, AAC (the default) opens libavcodec; LPCM does not.
+        for codec in ["aac", "lpcm"] {
+            let withTone = try run("/usr/bin/env", ["LD_DEBUG=files", movrec, "record", directory.file("\(codec).mov"), "--video", "testsrc",
+                                                     "--size", "160x120", "--duration", "0.2", "--audio", "tone", "--audio-codec", codec])
+            #expect(withTone.status == 0, "\(withTone.error.suffix(400))")
+            #expect(withTone.error.contains("file=\(SystemLibrary.avcodec.soname) [0];  dynamically loaded by") == (codec == "aac"),
+                    "movrec record --audio-codec \(codec) and \(SystemLibrary.avcodec.soname)")
+        }
+    }
+
+    /// A library that cannot be opened (here an empty file of its name found first on
+    /// LD_LIBRARY_PATH) fails the recording before anything is written, with a message that
+    /// names the file and the Debian package to install.
+    @Test(arguments: [SystemLibrary.x264, .avcodec])
+    func anUnloadableLibraryFailsTheRecordingNamingThePackage(_ library: SystemLibrary) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        #expect(FileManager.default.createFile(atPath: directory.file(library.soname), contents: Data()))
+        let movie = directory.file("movie.mov")
+        let result = try run("/usr/bin/env", ["LD_LIBRARY_PATH=\(directory.path)", try movrecPath(), "record", movie, "--video", "testsrc",
+                                               "--size", "160x120", "--duration", "0.2", "--audio", "tone", "--quiet"])
+        #expect(result.status == 1)
+        #expect(result.error.contains("loading \(library.soname) failed") && result.error.contains("install the \(library.package) package"),
+                "\(result.error)")
+        #expect(!FileManager.default.fileExists(atPath: movie), "no file is left behind")
+    }
+
+    /// AAC settings libavcodec would refuse or change are refused first, naming the range.
+    @Test func anAACBitRateOutOfRangeIsRefused() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let result = try run(try movrecPath(), ["record", directory.file("movie.mov"), "--video", "testsrc", "--size", "160x120",
+                                                "--duration", "0.2", "--audio", "tone", "--audio-bitrate", "1000", "--quiet"])
+        #expect(result.status == 1)
+        #expect(result.error.contains("AAC encoder: 1000 kbit/s is outside 16–512 kbit/s for 2 channels"), "\(result.error)")
+        let lpcm = try run(try movrecPath(), ["record", directory.file("movie.mov"), "--video", "testsrc", "--audio-codec", "lpcm",
+                                              "--audio-bitrate", "96"])
+        #expect(lpcm.status == 2 && lpcm.error.contains("--audio-bitrate needs --audio-codec aac"), "\(lpcm.error)")
     }
 }

@@ -63,7 +63,7 @@ package struct AACSampleEntry: Hashable, Sendable {
         case 2: try r.skip(36)
         default: throw .invalidValue(entry.format, "sound description version \(version) is not known")
         }
-        guard let esds = Self.findDescriptor(in: &r) else {
+        guard let esds = Self.findDescriptor(in: &r, depth: 0) else {
             throw .missingAtom("esds", in: "the 'mp4a' sample description")
         }
         guard esds.objectTypeIndication == ElementaryStreamDescriptorAtom.mpeg4Audio else {
@@ -73,13 +73,14 @@ package struct AACSampleEntry: Hashable, Sendable {
                             averageBitRate: esds.averageBitRate, maxBitRate: esds.maxBitRate, bufferSize: esds.bufferSize)
     }
 
-    /// The `esds` among the extension atoms, directly or inside `wave`.
-    private static func findDescriptor(in r: inout ByteReader) -> ElementaryStreamDescriptorAtom? {
+    /// The `esds` among the extension atoms, directly or inside `wave` (one level, as writers
+    /// nest it; a hostile file's deeper nesting is not followed).
+    private static func findDescriptor(in r: inout ByteReader, depth: Int) -> ElementaryStreamDescriptorAtom? {
         for atom in readExtensionAtoms(&r) {
             if atom.type == "esds" { return try? ElementaryStreamDescriptorAtom(bodyBytes: atom.body[...]) }
-            if atom.type == "wave" {
+            if atom.type == "wave", depth < 2 {
                 var inner = ByteReader(atom.body, context: "wave")
-                if let found = findDescriptor(in: &inner) { return found }
+                if let found = findDescriptor(in: &inner, depth: depth + 1) { return found }
             }
         }
         return nil
