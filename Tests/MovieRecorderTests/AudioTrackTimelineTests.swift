@@ -52,4 +52,16 @@ import Testing
         #expect(earlier == .init(silenceFrames: 0, startTime: 2_064, frames: 240..<960))
         #expect(timeline.position == 2_784)
     }
+
+    /// An overlap longer than a buffer: the pipeline keeps resyncing until a buffer has frames
+    /// written, so the one after a wholly skipped buffer still goes where its time says.
+    @Test func anOverlapLongerThanABufferIsSkippedAcrossBuffers() {
+        var timeline = AudioTrackTimeline(rate: 48_000)
+        _ = timeline.place(buffer(at: 1_000_000_000, frames: 1_920), videoStart: videoStart, videoEnd: nil)  // up to 40 ms
+        let skipped = timeline.place(buffer(at: 1_005_000_000), videoStart: videoStart, videoEnd: nil, resync: true)
+        #expect(skipped.frames.isEmpty && timeline.position == 1_920)
+        let next = timeline.place(buffer(at: 1_025_000_000), videoStart: videoStart, videoEnd: nil, resync: true)
+        #expect(next == .init(silenceFrames: 0, startTime: 1_920, frames: 720..<960))
+        #expect(timeline.position == 2_160)
+    }
 }

@@ -27,7 +27,7 @@ struct SyncMeasurement: CustomStringConvertible {
     /// `tolerance` milliseconds, naming `what` in the failure.
     func expectInSync(_ what: String, atLeast count: Int, tolerance: Double = 1.0,
                       sourceLocation: SourceLocation = #_sourceLocation) {
-        #expect(offsets.count >= count && offsets.count == flashes.count,
+        #expect(offsets.count >= count && offsets.count == flashes.count && clicks.count == flashes.count,
                 "\(what): \(self), \(clicks.count) clicks", sourceLocation: sourceLocation)
         #expect(offsets.allSatisfy { abs($0) <= tolerance }, "\(what): \(self)", sourceLocation: sourceLocation)
         print("sync \(what): \(self)")

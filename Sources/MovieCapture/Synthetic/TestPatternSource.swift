@@ -100,7 +100,8 @@ public final class TestPatternSource: VideoSource {
                 if live {
                     guard run.wait(until: due) else { return }
                     // A whole frame time late or more: those frames were never captured.
-                    let current = min(timeline.index(at: MonotonicClock.now()), first &+ limit)
+                    let index = timeline.index(at: MonotonicClock.now())
+                    let current = limit == .max ? index : min(index, first + limit)
                     if current > n {
                         handler(.dropped(count: Int(current - n)))
                         n = current

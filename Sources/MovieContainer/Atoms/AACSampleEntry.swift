@@ -2,7 +2,8 @@
 /// version 1 sound description (compression ID −2, 1024 frames per packet), a `wave` atom
 /// holding `frma`, an `mp4a` atom, the `esds` and a terminator, then a `chan` atom for mono and
 /// stereo (QuickTime File Format, "Sound Sample Description Extensions"; FFmpeg's
-/// `mov_write_audio_tag` writes the same).
+/// `mov_write_audio_tag` writes the same). Above 65535 Hz, which the 16.16 rate of versions 0
+/// and 1 cannot hold, it is version 2, whose rate is a 64-bit float, as FFmpeg writes it.
 ///
 /// The reader takes the `esds` from inside `wave` or, as MP4 files have it, straight after the
 /// fixed fields.
@@ -16,18 +17,11 @@ package struct AACSampleEntry: Hashable, Sendable {
         var w = ByteWriter(capacity: 160)
         w.writeZeros(6)
         w.write(UInt16(1))  // data reference index
-        w.write(UInt16(1))  // version
-        w.write(UInt16(0))  // revision level
-        w.write(UInt32(0))  // vendor
-        w.write(aac.channelCount)
-        w.write(UInt16(16))  // sample size
-        w.write(Int16(-2))  // compression ID: variable-rate compressed audio
-        w.write(UInt16(0))  // packet size
-        w.write(aac.sampleRate <= 65535 ? aac.sampleRate << 16 : 0)  // 16.16
-        w.write(UInt32(AACFormat.framesPerPacket))  // samples per packet
-        w.write(UInt32(0))  // bytes per packet: variable
-        w.write(UInt32(0))  // bytes per frame: variable
-        w.write(UInt32(2))  // bytes per sample
+        if aac.sampleRate <= 65535 {
+            writeVersion1Fields(to: &w)
+        } else {
+            writeVersion2Fields(to: &w)
+        }
         // writeAtom throws only past 4 GiB.
         try? w.writeAtom("wave") { w in
             w.write(UInt32(12))
@@ -47,6 +41,40 @@ package struct AACSampleEntry: Hashable, Sendable {
         return .init(format: Self.format, body: w.bytes)
     }
 
+    private func writeVersion1Fields(to w: inout ByteWriter) {
+        w.write(UInt16(1))  // version
+        w.write(UInt16(0))  // revision level
+        w.write(UInt32(0))  // vendor
+        w.write(aac.channelCount)
+        w.write(UInt16(16))  // sample size
+        w.write(Int16(-2))  // compression ID: variable-rate compressed audio
+        w.write(UInt16(0))  // packet size
+        w.write(aac.sampleRate << 16)  // 16.16
+        w.write(UInt32(AACFormat.framesPerPacket))  // samples per packet
+        w.write(UInt32(0))  // bytes per packet: variable
+        w.write(UInt32(0))  // bytes per frame: variable
+        w.write(UInt32(2))  // bytes per sample
+    }
+
+    private func writeVersion2Fields(to w: inout ByteWriter) {
+        w.write(UInt16(2))  // version
+        w.write(UInt16(0))  // revision level
+        w.write(UInt32(0))  // vendor
+        w.write(UInt16(3))  // always 3
+        w.write(UInt16(16))  // always 16
+        w.write(Int16(-2))  // always -2
+        w.write(UInt16(0))  // always 0
+        w.write(UInt32(0x0001_0000))  // always 65536
+        w.write(UInt32(72))  // sizeOfStructOnly
+        w.write(Double(aac.sampleRate).bitPattern)
+        w.write(UInt32(aac.channelCount))
+        w.write(UInt32(0x7F00_0000))
+        w.write(UInt32(0))  // constBitsPerChannel: compressed
+        w.write(UInt32(0))  // formatSpecificFlags
+        w.write(UInt32(0))  // constBytesPerAudioPacket: variable
+        w.write(UInt32(AACFormat.framesPerPacket))  // constLPCMFramesPerAudioPacket
+    }
+
     /// Reads an `mp4a` description; the encoder delay is not in it (the edit list has it), so
     /// ``AACFormat/primingFrames`` is 0.
     package init(_ entry: SampleDescriptionAtom.Entry) throws(MovieFormatError) {
@@ -63,9 +91,10 @@ package struct AACSampleEntry: Hashable, Sendable {
         case 2: try r.skip(36)
         default: throw .invalidValue(entry.format, "sound description version \(version) is not known")
         }
-        guard let esds = Self.findDescriptor(in: &r, depth: 0) else {
+        guard let body = Self.findDescriptor(in: &r, depth: 0) else {
             throw .missingAtom("esds", in: "the 'mp4a' sample description")
         }
+        let esds = try ElementaryStreamDescriptorAtom(bodyBytes: body[...])
         guard esds.objectTypeIndication == ElementaryStreamDescriptorAtom.mpeg4Audio else {
             throw .invalidValue("esds", "object type 0x\(String(esds.objectTypeIndication, radix: 16)) is not MPEG-4 audio")
         }
@@ -73,12 +102,12 @@ package struct AACSampleEntry: Hashable, Sendable {
                             averageBitRate: esds.averageBitRate, maxBitRate: esds.maxBitRate, bufferSize: esds.bufferSize)
     }
 
-    /// The `esds` among the extension atoms, directly or inside `wave` (one level, as writers
-    /// nest it; a hostile file's deeper nesting is not followed).
-    private static func findDescriptor(in r: inout ByteReader, depth: Int) -> ElementaryStreamDescriptorAtom? {
+    /// The body of the `esds` among the extension atoms, directly or inside `wave` (one level,
+    /// as writers nest it; a hostile file's deeper nesting is not followed).
+    private static func findDescriptor(in r: inout ByteReader, depth: Int) -> [UInt8]? {
         for atom in readExtensionAtoms(&r) {
-            if atom.type == "esds" { return try? ElementaryStreamDescriptorAtom(bodyBytes: atom.body[...]) }
-            if atom.type == "wave", depth < 2 {
+            if atom.type == "esds" { return atom.body }
+            if atom.type == "wave", depth < 1 {
                 var inner = ByteReader(atom.body, context: "wave")
                 if let found = findDescriptor(in: &inner, depth: depth + 1) { return found }
             }

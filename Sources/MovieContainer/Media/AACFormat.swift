@@ -8,8 +8,9 @@ public struct AACFormat: Hashable, Sendable, CustomStringConvertible {
     /// Frames each access unit decodes to.
     public static let framesPerPacket = 1024
 
-    /// The MPEG-4 `AudioSpecificConfig` (ISO/IEC 14496-3), as the encoder gives it.
-    public var audioSpecificConfig: [UInt8]
+    /// The MPEG-4 `AudioSpecificConfig` (ISO/IEC 14496-3), as the encoder gives it; the object
+    /// type, rate and channels come from it.
+    public private(set) var audioSpecificConfig: [UInt8]
     /// The audio object type from the configuration: 2 for AAC-LC.
     public let objectType: UInt8
     /// Frames per second.
@@ -50,6 +51,14 @@ public struct AACFormat: Hashable, Sendable, CustomStringConvertible {
     /// Reads the object type, sampling frequency and channel configuration that begin an
     /// `AudioSpecificConfig`.
     static func parse(_ config: [UInt8]) throws(MovieFormatError) -> (objectType: UInt8, sampleRate: UInt32, channelCount: UInt16) {
+        do {
+            return try parseFields(config)
+        } catch where error.code == .invalidBitstream {
+            throw .invalidValue("esds", "the AudioSpecificConfig of \(config.count) bytes ends before its channel configuration")
+        }
+    }
+
+    private static func parseFields(_ config: [UInt8]) throws(MovieFormatError) -> (objectType: UInt8, sampleRate: UInt32, channelCount: UInt16) {
         var bits = BitReader(bytes: config)
         guard config.count >= 2 else { throw .invalidValue("esds", "an AudioSpecificConfig of \(config.count) bytes is too short") }
         var objectType = try bits.bits(5)

@@ -41,11 +41,14 @@ struct FragmentBuilder {
 
     /// The shift of every track's decode times: the video's B-frame delay (a negative first decode
     /// time), in seconds, so relative timing survives in a crash-cut file. Worked out at the
-    /// first fragment and kept.
+    /// first fragment and kept. An AAC track counts from its first input frame, since its runs
+    /// add the encoder's delay back (``packetPart(of:firstDecodeTime:shift:)``).
     private mutating func shift(for tracks: [TrackBuilder]) -> (value: Int64, timescale: UInt32) {
         if let decodeTimeShift { return decodeTimeShift }
         let delays = tracks.compactMap { t -> (Int64, UInt32)? in
-            guard let first = t.firstDecodeTime, first < 0 else { return nil }
+            guard let decodeStart = t.firstDecodeTime else { return nil }
+            let first = t.aac == nil ? decodeStart : t.minPresentationTime
+            guard first < 0 else { return nil }
             return (-first, t.timescale)
         }
         let shift = delays.max { Double($0.0) / Double($0.1) < Double($1.0) / Double($1.1) } ?? (0, 1)

@@ -185,8 +185,9 @@ public struct StreamMuxer {
             let audioBytes = audio.map { wav -> UInt64 in
                 let frames = videoFrames.map { audioFrames(afterVideoFrames: $0, rate: options.frameRate, wav: wav) } ?? wav.frameCount
                 guard options.audioEncoding.codec == .aac else { return frames * UInt64(wav.format.bytesPerFrame) }
-                let bitRate = options.audioEncoding.aacBitRate(channelCount: Int(wav.format.channelCount))
-                return frames * UInt64(bitRate) / (8 * UInt64(max(1, wav.format.sampleRate)))
+                // A bit rate the encoder will refuse reserves nothing here; the encoder says why.
+                let bitRate = UInt64(clamping: min(max(0, options.audioEncoding.aacBitRate(channelCount: Int(wav.format.channelCount))), 10_000_000))
+                return frames * bitRate / (8 * UInt64(max(1, wav.format.sampleRate)))  // both bounded: no overflow
             } ?? 0
             var reserved = videoBytes + audioBytes
             do {

@@ -24,23 +24,20 @@ extension RecordingPipeline {
         var aacStart: Int64?
     }
 
-    /// Takes buffers off the audio queue until the audio ends or the recording fails; a buffer
-    /// waits until the video has started and its pause offset is known.
+    /// Takes buffers off the audio queue until it is closed (the audio ended, the recording
+    /// stopped or failed), then drains the encoder; a buffer waits until the video has started
+    /// and its pause offset is known.
     func audioLoop() {
         var loop = AudioLoopState(timeline: AudioTrackTimeline(rate: audioRate))
         do {
             while let item = audioInput.pop() {
-                switch item {
-                case .buffer(let buffer, let epoch):
-                    loop.held.append((buffer, epoch))
-                    if loop.held.count > 500 { loop.held.removeFirst() }
-                    try placeHeld(&loop)
-                case .ended:
-                    try placeHeld(&loop)
-                    try finishAudio(&loop)
-                    aacEncoder?.close()
-                    return
-                }
+                loop.held.append((item.buffer, item.pauseEpoch))
+                if loop.held.count > 500 { loop.held.removeFirst() }
+                try placeHeld(&loop)
+            }
+            if state.withLock({ $0.failed == nil }) {
+                try placeHeld(&loop)
+                try finishAudio(&loop)
             }
         } catch {
             fail(RecordingError(.encoderFailed, "MovieFileOutput: encoding audio: \(error)", underlyingError: error))
@@ -49,7 +46,8 @@ extension RecordingPipeline {
     }
 
     /// Places the held buffers whose pause offset is known, oldest first, once the video has
-    /// started; the first of a new pause epoch goes exactly where its time says.
+    /// started. Buffers of a new pause epoch go exactly where their time says until one has
+    /// frames written (a buffer that lies wholly before the end of what is written is skipped).
     private func placeHeld(_ loop: inout AudioLoopState) throws {
         let (videoStart, videoEnd, offsets) = state.withLock { ($0.videoStart, $0.videoEnd, $0.pauseOffsets) }
         guard let videoStart else { return }
@@ -59,7 +57,7 @@ extension RecordingPipeline {
             var shifted = buffer
             shifted.timestamp = buffer.timestamp &- offsets[epoch]
             let placement = loop.timeline.place(shifted, videoStart: videoStart, videoEnd: videoEnd, resync: epoch != loop.epoch)
-            loop.epoch = epoch
+            if !placement.frames.isEmpty { loop.epoch = epoch }
             try send(shifted, placement, &loop)
             placed += 1
         }

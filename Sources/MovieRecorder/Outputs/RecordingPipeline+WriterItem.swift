@@ -15,14 +15,13 @@ extension RecordingPipeline {
         case audioEnded
     }
 
-    /// What goes through the audio queue to the audio thread.
-    enum AudioItem {
-        /// A buffer whose timestamp is on the capture clock (a file source's aligned with the
-        /// video), taken after `pauseEpoch` resumes: the audio thread takes out that epoch's
-        /// pause offset once the first frame after the resume has fixed it, so audio and video
-        /// lose exactly the same time to a pause.
-        case buffer(AudioBuffer, pauseEpoch: Int)
-        /// The audio ended: flush the encoder.
-        case ended
+    /// What goes through the audio queue to the audio thread: a buffer whose timestamp is on
+    /// the capture clock (a file source's aligned with the video), taken after `pauseEpoch`
+    /// resumes. The audio thread takes out that epoch's pause offset once the first frame after
+    /// the resume has fixed it, so audio and video lose exactly the same time to a pause. The
+    /// end of the audio is the queue's closing, which never blocks whoever ends it.
+    struct AudioItem {
+        var buffer: AudioBuffer
+        var pauseEpoch: Int
     }
 }

@@ -228,14 +228,14 @@ final class RecordingPipeline: Sendable {
             // The pause offset is applied on the audio thread, once the first frame after the
             // resume has fixed it (see AudioItem).
             buffer.timestamp = UInt64(bitPattern: Int64(bitPattern: buffer.timestamp) &+ taken.offset)
-            guard audioInput.push(.buffer(buffer, pauseEpoch: taken.epoch)) else { return }
+            guard audioInput.push(AudioItem(buffer: buffer, pauseEpoch: taken.epoch)) else { return }
             let ended: Bool = state.withLock { s in
                 guard let end = s.videoEnd, !s.audioEnded, let rate = audio?.format.sampleRate else { return false }
                 let bufferEnd = buffer.timestamp + UInt64(buffer.frameCount) * 1_000_000_000 / UInt64(rate) &- s.pauseOffset
                 if bufferEnd >= end { s.audioEnded = true }
                 return s.audioEnded
             }
-            if ended { audioInput.push(.ended) }
+            if ended { audioInput.close() }
         case .overrun:
             state.withLock { $0.overruns += 1 }
         case .resumedFromSuspend:
@@ -270,7 +270,7 @@ final class RecordingPipeline: Sendable {
             defer { s.audioEnded = true }
             return !s.audioEnded
         }
-        if first { audioInput.push(.ended) }
+        if first { audioInput.close() }  // never waits: also called from the writing thread
     }
 
     func recordRotationChange(_ orientation: VideoOrientation) {
