@@ -8,6 +8,8 @@ enum RecordCommand {
                [--preset P] [--tune T] [--profile P] [--crf N | --bitrate KBITS] [--keyint N]
                [--bframes N] [--threads N] [--x264-params k=v:k=v] [--quiet]
                [--audio-codec aac|lpcm] [--audio-bitrate KBITS] [--sync-marks]
+               [--segment-duration S] [--segment-size BYTES[K|M|G]] [--strftime] [--segment-on-rotation]
+               [--keep-segments N] [--keep-bytes BYTES[K|M|G]]
                [--gravity iio[:NAME|:PATH] | manual] [--mounting front|back|external[:ROTATION]]
                [--max-size BYTES[K|M|G]] [--min-free BYTES[K|M|G]]
                [--fragment-interval S | --no-fragments] [--sync]
@@ -20,7 +22,11 @@ enum RecordCommand {
             the angle comes from the accelerometer and the camera's mounting (the driver's, or
             --mounting) instead of --rotation. A movie fragment is written every second (or
             --fragment-interval), so a crash or kill loses at most about that much (`movrec repair`
-            finishes such a file); --sync also flushes each fragment to the disk.
+            finishes such a file); --sync also flushes each fragment to the disk. With
+            --segment-duration or --segment-size OUT is a pattern ('clip-%03d.mov', or with
+            --strftime '%Y-%m-%d_%H-%M-%S.mov') and the recording goes on into a new file at an IDR,
+            losing no frame or sample; --segment-on-rotation also starts one when the device turns;
+            --keep-segments and --keep-bytes delete the oldest files of the recording beyond them.
         """
 }
 
@@ -52,6 +58,11 @@ extension RecordCommand {
     static func movieOutput(_ options: RecordOptions) throws -> MovieFileOutput {
         let movie = MovieFileOutput(encoderSettings: options.encoder)
         movie.audioSettings = options.audioEncoding
+        movie.segmentDuration = options.segmentDuration
+        movie.segmentFileSize = try RecordOptions.byteCount(options.segmentSize, "--segment-size")
+        movie.maximumSegmentCount = options.keepSegments
+        movie.maximumTotalSize = try RecordOptions.byteCount(options.keepBytes, "--keep-bytes")
+        movie.startsNewSegmentOnRotationChange = options.segmentOnRotation
         movie.maxRecordedDuration = options.maxDuration
         movie.maxRecordedFileSize = try RecordOptions.byteCount(options.maxFileSize, "--max-size")
         movie.minFreeDiskSpaceLimit = try RecordOptions.byteCount(options.minFreeDiskSpace, "--min-free")
@@ -90,7 +101,12 @@ extension RecordCommand {
     static func start(_ movie: MovieFileOutput, in session: CaptureSession, options: RecordOptions) async throws {
         try await session.startRunning()
         do {
-            try await movie.startRecording(to: options.output, overwrite: options.overwrite)
+            if options.isSegmented {
+                let names = try SegmentFileNames(pattern: options.output, usesDateFields: options.strftime)
+                try await movie.startRecording(toSegments: names, overwrite: options.overwrite)
+            } else {
+                try await movie.startRecording(to: options.output, overwrite: options.overwrite)
+            }
         } catch {
             await session.stopRunning()
             throw error

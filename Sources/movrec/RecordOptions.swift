@@ -22,6 +22,18 @@ struct RecordOptions {
     var audioEncoding: AudioEncoderSettings
     /// `--sync-marks`: the test pattern flashes and the tone clicks at every whole second.
     var syncMarks: Bool
+    /// `--segment-duration`, `--segment-size`, `--keep-segments`, `--keep-bytes` (text until the
+    /// output is built), `--strftime` and `--segment-on-rotation`.
+    var segmentDuration: Duration?
+    var segmentSize: String?
+    var keepSegments: Int?
+    var keepBytes: String?
+    var strftime: Bool
+    var segmentOnRotation: Bool
+    /// Whether the output is a pattern of segment names rather than one file.
+    var isSegmented: Bool {
+        segmentDuration != nil || segmentSize != nil || keepSegments != nil || keepBytes != nil || strftime || segmentOnRotation
+    }
     var maxDuration: Duration?
     var maxFileSize: String?
     var minFreeDiskSpace: String?
@@ -55,6 +67,12 @@ struct RecordOptions {
         let audioCodecText = try args.option("--audio-codec")
         let audioBitrateText = try args.option("--audio-bitrate")
         syncMarks = args.flag("--sync-marks")
+        let segmentDurationText = try args.option("--segment-duration")
+        segmentSize = try args.option("--segment-size")
+        let keepSegmentsText = try args.option("--keep-segments")
+        keepBytes = try args.option("--keep-bytes")
+        strftime = args.flag("--strftime")
+        segmentOnRotation = args.flag("--segment-on-rotation")
         quiet = args.flag("--quiet")
         try args.finish(positionalCount: 1...1)
         output = args.positional[0]
@@ -65,6 +83,16 @@ struct RecordOptions {
         frameRate = try fpsText.map(parseFrameRate)
         encoder = try encoderText.settings()
         audioEncoding = try Self.audioEncoding(codec: audioCodecText, bitrate: audioBitrateText)
+        segmentDuration = try segmentDurationText.map { text in
+            guard let seconds = Double(text), seconds > 0, seconds <= 86_400 * 7 else {
+                throw Arguments.UsageError(description: "--segment-duration \(text) is not a positive number of seconds")
+            }
+            return .nanoseconds(Int64(seconds * 1e9))
+        }
+        keepSegments = try keepSegmentsText.map { text in
+            guard let count = Int(text), count >= 1 else { throw Arguments.UsageError(description: "--keep-segments \(text) is not a whole number of 1 or more") }
+            return count
+        }
         maxDuration = try durationText.map(Self.duration)
     }
 

@@ -31,6 +31,8 @@ struct RecordingLoop {
             for await event in events {
                 switch event {
                 case .didStartRecording(let path, _): standardError("movrec: recording to \(path)")
+                case .didStartSegment(let path): standardError("movrec: recording to \(path)")
+                case .didFinishSegment(let result): standardError("movrec: finished \(result)")
                 case .didFinishRecording: waker.yield()
                 default: break
                 }

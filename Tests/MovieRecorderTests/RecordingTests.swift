@@ -297,6 +297,7 @@ import Testing
             case .didStartRecording: kinds.append("start")
             case .didPauseRecording: kinds.append("pause")
             case .didResumeRecording: kinds.append("resume")
+            case .didStartSegment, .didFinishSegment: kinds.append("segment")
             case .didFinishRecording: kinds.append("finish")
             }
             if kinds.last == "finish" { break }

@@ -12,11 +12,23 @@ import Synchronization
 /// Add it to a ``CaptureSession``, start the session, then ``startRecording(to:overwrite:)`` and
 /// ``stopRecording()``. Rotation changes during a recording do not change that file; they are
 /// listed in its ``RecordingResult``.
+///
+/// A recording can go on into new files without losing a frame or an audio sample:
+/// ``startRecording(to:overwrite:)`` while recording switches to the new file at the next
+/// frame, as on macOS; ``startRecording(toSegments:overwrite:)`` switches by itself every
+/// ``segmentDuration`` or ``segmentFileSize`` (and, with ``startsNewSegmentOnRotationChange``,
+/// when the device turns), keeping at most ``maximumSegmentCount`` files or
+/// ``maximumTotalSize`` bytes. See <doc:LongRecordings>.
 public final class MovieFileOutput: OutputService, MediaReceiver {
     /// Events of a recording, like `AVCaptureFileOutputRecordingDelegate`'s callbacks.
     public enum Event: Sendable {
         /// The first frame was accepted; `time` is its capture time on `MonotonicClock`.
         case didStartRecording(path: String, time: UInt64)
+        /// The recording went on into a new file at `path` (a switch or an automatic segment).
+        case didStartSegment(path: String)
+        /// A file of the recording was finished because the recording went on into the next
+        /// one; the last file ends with ``didFinishRecording(_:)``.
+        case didFinishSegment(RecordingResult)
         /// The recording was paused; media is not recorded until it resumes.
         case didPauseRecording(path: String)
         /// The recording resumed; the movie's timeline continues without a gap.
@@ -37,6 +49,11 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
         var maxRecordedFileSize: UInt64?
         var minFreeDiskSpaceLimit: UInt64?
         var fragmentInterval: Duration? = .seconds(1)
+        var segmentDuration: Duration?
+        var segmentFileSize: UInt64?
+        var maximumSegmentCount: Int?
+        var maximumTotalSize: UInt64?
+        var startsNewSegmentOnRotationChange = false
         var durability = MovieWriter.Durability.none
         var sources: SourceDescription?
         var pipeline: RecordingPipeline?
@@ -109,6 +126,47 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
         set { state.withLock { $0.fragmentInterval = newValue } }
     }
 
+    /// How long each file of a segmented recording lasts (the last may be shorter); `nil` (the
+    /// default) for no time limit. A segment switches at the first frame at or after it, an
+    /// IDR the encoder is asked for, so at a constant frame rate each file lasts exactly this
+    /// long. Applies to recordings started with ``startRecording(toSegments:overwrite:)``.
+    public var segmentDuration: Duration? {
+        get { state.withLock { $0.segmentDuration } }
+        set { state.withLock { $0.segmentDuration = newValue } }
+    }
+
+    /// The size at which a segmented recording switches to its next file, at the next frame;
+    /// `nil` (the default) for no size limit.
+    public var segmentFileSize: UInt64? {
+        get { state.withLock { $0.segmentFileSize } }
+        set { state.withLock { $0.segmentFileSize = newValue } }
+    }
+
+    /// The most files of a segmented recording kept on the disk: when a new segment starts and
+    /// there are more, the oldest finished ones are deleted (never the one being written, never
+    /// a file this recording did not create). `nil` (the default) keeps them all.
+    public var maximumSegmentCount: Int? {
+        get { state.withLock { $0.maximumSegmentCount } }
+        set { state.withLock { $0.maximumSegmentCount = newValue } }
+    }
+
+    /// The most bytes a segmented recording's files take together, the one being written
+    /// included: the oldest finished files are deleted to stay under it. `nil` (the default)
+    /// for no limit. With ``minFreeDiskSpaceLimit`` this records for weeks on a small disk.
+    public var maximumTotalSize: UInt64? {
+        get { state.withLock { $0.maximumTotalSize } }
+        set { state.withLock { $0.maximumTotalSize = newValue } }
+    }
+
+    /// A Boolean value that indicates whether a change of the capture angle while a segmented
+    /// recording runs starts a new segment at the next frame, carrying the new angle in its
+    /// matrix, so every part of a long recording plays upright. Off by default: the file keeps
+    /// the orientation it started with and lists the change, as on Apple platforms.
+    public var startsNewSegmentOnRotationChange: Bool {
+        get { state.withLock { $0.startsNewSegmentOnRotationChange } }
+        set { state.withLock { $0.startsNewSegmentOnRotationChange = newValue } }
+    }
+
     /// When recorded data is forced to the disk: `.none` (the default) or after every fragment.
     public var durability: MovieWriter.Durability {
         get { state.withLock { $0.durability } }
@@ -123,7 +181,8 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
     public var isVideoMirrored: Bool { state.withLock { $0.mirrored } }
 
     /// Sets the rotation for the next recording; a recording in progress keeps its orientation
-    /// and lists the change in ``RecordingResult/rotationChanges``.
+    /// and lists the change in ``RecordingResult/rotationChanges`` (a segmented one with
+    /// ``startsNewSegmentOnRotationChange`` goes on into a new file carrying it).
     /// - Throws: `OrientationError` for an angle other than 0, 90, 180 or 270.
     public func setVideoRotationAngle(_ angle: Double) throws(OrientationError) {
         let orientation = try VideoOrientation(rotationAngle: angle, isMirrored: isVideoMirrored)
@@ -161,27 +220,73 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
     /// Frames dropped so far in this recording.
     public var droppedFrameCount: Int { state.withLock { $0.pipeline?.progress.dropped ?? 0 } }
 
-    /// Starts recording to a new movie at `path`.
+    /// Starts recording to a new movie at `path`; while recording, switches to it.
     ///
     /// Returns once the encoder is open and the file created; recording begins with the next
-    /// frame. The orientation is the output's current rotation angle and mirroring.
+    /// frame. The orientation is the output's current rotation angle and mirroring. While a
+    /// recording is in progress, the current file is finished and the recording goes on into
+    /// this one at the next frame (an IDR), without losing or repeating a frame or an audio
+    /// sample, as `AVCaptureFileOutput.startRecording(to:recordingDelegate:)` does on macOS: the
+    /// events say ``Event/didFinishSegment(_:)`` for the old file and
+    /// ``Event/didStartSegment(path:)`` for the new one.
     /// - Parameters:
     ///   - path: where to write; its directory must exist.
     ///   - overwrite: replace an existing file; without it an existing file is an error.
-    /// - Throws: ``RecordingError``: not connected to a running session with video, already
-    ///   recording, the file exists or cannot be created, or an encoder refused its settings
-    ///   (or its library, libx264 or libavcodec, is not installed).
+    /// - Throws: ``RecordingError``: not connected to a running session with video, a switch
+    ///   already waiting, the file exists or cannot be created, or an encoder refused its
+    ///   settings (or its library, libx264 or libavcodec, is not installed).
     public func startRecording(to path: String, overwrite: Bool = false) async throws {
-        let (sources, settings, busy) = state.withLock { s in
+        if let pipeline = state.withLock({ $0.pipeline }) {
+            try await switchRecording(of: pipeline, to: path, overwrite: overwrite)
+            return
+        }
+        try await startPipeline(path: path, overwrite: overwrite, segmenting: nil)
+    }
+
+    /// Starts a segmented recording: files named by `names` (the first created now), each
+    /// switched to at the next frame when ``segmentDuration`` or ``segmentFileSize`` is
+    /// reached (or the device turns, with ``startsNewSegmentOnRotationChange``), and the oldest
+    /// deleted beyond ``maximumSegmentCount`` or ``maximumTotalSize``. Every segment starts at
+    /// media time 0 with an IDR, carries the orientation, the metadata and its own creation
+    /// date, and is a complete movie on its own.
+    /// - Throws: as ``startRecording(to:overwrite:)``; ``RecordingError/Code/alreadyRecording``
+    ///   while recording, and ``RecordingError/Code/invalidSettings`` for a segment limit that
+    ///   is not positive.
+    public func startRecording(toSegments names: SegmentFileNames, overwrite: Bool = false) async throws {
+        guard state.withLock({ $0.pipeline == nil }) else {
+            throw RecordingError(.alreadyRecording, "MovieFileOutput: a recording is already in progress; stop it first, or switch files with startRecording(to:)")
+        }
+        let segmenting = try state.withLock { s throws(RecordingError) in try Self.segmenting(names, s) }
+        try await startPipeline(path: names.path(index: 0, unixSeconds: Int64(SystemClock.unixSeconds())), overwrite: overwrite,
+                                segmenting: segmenting)
+    }
+
+    /// The segment settings, checked.
+    private static func segmenting(_ names: SegmentFileNames, _ s: State) throws(RecordingError) -> RecordingPipeline.Segmenting {
+        if let duration = s.segmentDuration, duration <= .zero {
+            throw RecordingError(.invalidSettings, "MovieFileOutput: segmentDuration \(duration) is not positive")
+        }
+        if let size = s.segmentFileSize, size == 0 { throw RecordingError(.invalidSettings, "MovieFileOutput: segmentFileSize is 0") }
+        if let count = s.maximumSegmentCount, count < 1 {
+            throw RecordingError(.invalidSettings, "MovieFileOutput: maximumSegmentCount \(count) keeps no file; use 1 or more")
+        }
+        return RecordingPipeline.Segmenting(names: names, duration: s.segmentDuration, fileSize: s.segmentFileSize,
+                                            maximumCount: s.maximumSegmentCount, maximumTotalSize: s.maximumTotalSize,
+                                            onRotationChange: s.startsNewSegmentOnRotationChange)
+    }
+
+    /// Opens the encoders and the first file on a thread of their own, installs the pipeline and
+    /// starts it.
+    private func startPipeline(path: String, overwrite: Bool, segmenting: RecordingPipeline.Segmenting?) async throws {
+        let (sources, settings) = state.withLock { s in
             (s.sources, RecordingPipeline.Settings(
                 path: path, overwrite: overwrite, encoder: s.encoderSettings, audio: s.audioSettings,
                 orientation: (try? VideoOrientation(rotationAngle: s.angle, isMirrored: s.mirrored)) ?? .up,
                 maxDuration: s.maxRecordedDuration, maxFileSize: s.maxRecordedFileSize,
                 minFreeDiskSpace: s.minFreeDiskSpaceLimit, fragmentInterval: s.fragmentInterval, durability: s.durability,
                 metadataCreationTime: QuickTimeTimestamp(unixSeconds: Int64(SystemClock.unixSeconds())),
-                metadata: s.metadata), s.pipeline != nil)
+                metadata: s.metadata, segments: segmenting))
         }
-        guard !busy else { throw RecordingError(.alreadyRecording, "MovieFileOutput: a recording is already in progress; stop it first") }
         guard let sources, sources.video != nil else {
             throw RecordingError(.notConnected, "MovieFileOutput: not connected to a running capture session with a video input; add the output and start the session first")
         }
@@ -190,7 +295,9 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
         let pipeline = try await runOnDedicatedThread(name: "movrec-open") {
             try RecordingPipeline(settings: settings, sources: sources,
                                   onStart: { time in events.yield(.didStartRecording(path: path, time: time)) },
-                                  onFinish: { [weak self] result in self?.finished(result, path: path) })
+                                  onFinish: { [weak self] result in self?.finished(result, path: path) },
+                                  onSegmentStart: { events.yield(.didStartSegment(path: $0)) },
+                                  onSegmentFinish: { events.yield(.didFinishSegment($0)) })
         }
         let installed: RecordingError? = state.withLock { s in
             guard s.pipeline == nil else {
@@ -210,6 +317,27 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
         }
         pipeline.start()
         sources.wakeWaitingSources()  // a file source waits for an output to consume media
+    }
+
+    /// Creates the file at `path` on a thread of its own and asks the recording to switch to it
+    /// at the next frame; the file is removed again when the switch cannot be asked for.
+    private func switchRecording(of pipeline: RecordingPipeline, to path: String, overwrite: Bool) async throws {
+        let file = try await runOnDedicatedThread(name: "movrec-open") { () throws(RecordingError) -> RandomAccessFile in
+            do {
+                return try RandomAccessFile(path: path, mode: overwrite ? .createOrTruncate : .createNew)
+            } catch let error as FileError {
+                throw RecordingError(error.code == .alreadyExists ? .fileExists : .fileError,
+                                     "MovieFileOutput: creating the movie file: \(error)", underlyingError: error)
+            } catch {
+                throw RecordingError(.fileError, "MovieFileOutput: creating the movie file \(path): \(error)", underlyingError: error)
+            }
+        }
+        let orientation = state.withLock { s in (try? VideoOrientation(rotationAngle: s.angle, isMirrored: s.mirrored)) ?? .up }
+        if let refused = pipeline.requestSwitch(.init(path: path, file: file, overwrite: overwrite, orientation: orientation)) {
+            try? file.close()
+            try? RandomAccessFile.remove(path)
+            throw refused
+        }
     }
 
     /// A Boolean value that indicates whether the recording is paused.

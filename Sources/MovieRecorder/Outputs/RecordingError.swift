@@ -17,6 +17,9 @@ public struct RecordingError: Error, Hashable, Sendable, CustomStringConvertible
 
         /// The output file exists and overwriting was not allowed.
         public static let fileExists = Code("fileExists")
+        /// A setting was refused before recording, such as a segment name pattern without a
+        /// number field or a segment limit out of range.
+        public static let invalidSettings = Code("invalidSettings")
         /// The output file could not be created or written.
         public static let fileError = Code("fileError")
         /// The output is not part of a running session with a video source.

@@ -3,8 +3,9 @@ import MoviePlatform
 import MovieCapture
 import MovieEncoding
 
-// The audio thread: places each buffer on the audio track's timeline and, for AAC, encodes it,
-// off the capture and writing threads.
+// The audio thread: places each buffer on the audio track's timeline, splits it where a new
+// segment starts and, for AAC, encodes it (an encoder per segment), off the capture and
+// writing threads.
 extension RecordingPipeline {
     /// The AAC encoder `settings` ask for, for audio in `format`; nil for LPCM or no audio.
     static func makeAudioEncoder(_ settings: AudioEncoderSettings, for format: PCMFormat?) throws(EncoderError) -> AACEncoder? {
@@ -12,23 +13,41 @@ extension RecordingPipeline {
         return try AACEncoder(input: format, bitRate: settings.aacBitRate(channelCount: Int(format.channelCount)))
     }
 
+    /// Buffers held back beyond this many (about two seconds of 20 ms periods) are placed even
+    /// before the video has passed them: a stalled camera must not cost audio. A switch is then
+    /// made at a frame after them.
+    static let audioBacklog = 100
+
     /// What the audio thread keeps from one buffer to the next.
     struct AudioLoopState {
         var timeline: AudioTrackTimeline
-        /// Buffers waiting for the first video frame, or for the first frame after their
-        /// resume (the newest 500).
+        /// Buffers waiting for the video to pass them and for their pause offset (the newest 500).
         var held: [(buffer: AudioBuffer, epoch: Int)] = []
         /// The pause epoch of the last buffer placed.
         var epoch = 0
-        /// For AAC: where the first input frame sits, once placed.
+        /// The segment the audio goes to, its AAC encoder, where the encoder's first input frame
+        /// sits and where its input ends (ticks from the segment's start).
+        var segment = 0
+        var aac: AACEncoder?
         var aacStart: Int64?
+        var fedEnd: Int64 = 0
+    }
+
+    /// What the audio thread reads of the shared state to place buffers.
+    struct AudioPlacementContext {
+        var videoStart: UInt64
+        var videoEnd: UInt64?
+        var pauseOffsets: [UInt64]
+        /// Each segment's start in ticks of the sample rate.
+        var segmentStarts: [Int64]
+        /// How many of the held buffers can be placed now.
+        var placeable: Int
     }
 
     /// Takes buffers off the audio queue until it is closed (the audio ended, the recording
-    /// stopped or failed), then drains the encoder; a buffer waits until the video has started
-    /// and its pause offset is known.
+    /// stopped or failed), then drains the encoder.
     func audioLoop() {
-        var loop = AudioLoopState(timeline: AudioTrackTimeline(rate: audioRate))
+        var loop = AudioLoopState(timeline: AudioTrackTimeline(rate: audioRate), aac: aacEncoder)
         do {
             while let item = audioInput.pop() {
                 loop.held.append((item.buffer, item.pauseEpoch))
@@ -36,71 +55,132 @@ extension RecordingPipeline {
                 try placeHeld(&loop)
             }
             if state.withLock({ $0.failed == nil }) {
-                try placeHeld(&loop)
+                try placeHeld(&loop, all: true)
                 try finishAudio(&loop)
             }
         } catch {
             fail(RecordingError(.encoderFailed, "MovieFileOutput: encoding audio: \(error)", underlyingError: error))
         }
-        aacEncoder?.close()
+        loop.aac?.close()
     }
 
-    /// Places the held buffers whose pause offset is known, oldest first, once the video has
-    /// started. Buffers of a new pause epoch go exactly where their time says until one has
-    /// frames written (a buffer that lies wholly before the end of what is written is skipped).
-    private func placeHeld(_ loop: inout AudioLoopState) throws {
-        let (videoStart, videoEnd, offsets) = state.withLock { ($0.videoStart, $0.videoEnd, $0.pauseOffsets) }
-        guard let videoStart else { return }
-        var placed = 0
-        for (buffer, epoch) in loop.held {
-            guard epoch < offsets.count else { break }
-            var shifted = buffer
-            shifted.timestamp = buffer.timestamp &- offsets[epoch]
-            let placement = loop.timeline.place(shifted, videoStart: videoStart, videoEnd: videoEnd, resync: epoch != loop.epoch)
-            if !placement.frames.isEmpty { loop.epoch = epoch }
-            try send(shifted, placement, &loop)
-            placed += 1
+    /// Reads the state for placing and claims, under the lock, the held buffers that can go:
+    /// those with a known pause offset that the video has passed (or all of them once the
+    /// recording is stopping, or the oldest beyond ``audioBacklog``). Claiming moves
+    /// `audioPlacedEnd`, before which no switch is made.
+    private func claimHeld(_ held: [(buffer: AudioBuffer, epoch: Int)], all: Bool) -> AudioPlacementContext? {
+        state.withLock { s in
+            guard let videoStart = s.videoStart else { return nil }
+            var placeable = 0
+            for (buffer, epoch) in held {
+                guard epoch < s.pauseOffsets.count else { break }
+                let end = buffer.timestamp &- s.pauseOffsets[epoch] &+ UInt64(buffer.frameCount) * 1_000_000_000 / UInt64(audioRate)
+                guard all || s.videoEnd != nil || s.lastVideoTimestamp >= end || held.count - placeable > Self.audioBacklog else { break }
+                s.audioPlacedEnd = max(s.audioPlacedEnd, end)
+                placeable += 1
+            }
+            let starts = s.segments.indices.map { audioStartTicks(of: $0, in: s.segments, videoStart: videoStart) }
+            return AudioPlacementContext(videoStart: videoStart, videoEnd: s.videoEnd, pauseOffsets: s.pauseOffsets,
+                                         segmentStarts: starts, placeable: placeable)
         }
-        loop.held.removeFirst(placed)
     }
 
-    /// Sends a placed buffer to the writing thread: as it is for LPCM, as the access units it
-    /// completes for AAC (overrun silence encoded first).
-    private func send(_ buffer: AudioBuffer, _ placement: AudioTrackTimeline.Placement, _ loop: inout AudioLoopState) throws {
-        guard let aacEncoder, let format = audio?.format else {
-            _ = writing.push(.audioFrames(buffer, placement))
+    /// Places the held buffers that can go, oldest first. Buffers of a new pause epoch go
+    /// exactly where their time says until one has frames written (a buffer that lies wholly
+    /// before the end of what is written is skipped).
+    private func placeHeld(_ loop: inout AudioLoopState, all: Bool = false) throws {
+        guard let context = claimHeld(loop.held, all: all) else { return }
+        for (buffer, epoch) in loop.held.prefix(context.placeable) {
+            var shifted = buffer
+            shifted.timestamp = buffer.timestamp &- context.pauseOffsets[epoch]
+            let placement = loop.timeline.place(shifted, videoStart: context.videoStart, videoEnd: context.videoEnd,
+                                                resync: epoch != loop.epoch)
+            if !placement.frames.isEmpty { loop.epoch = epoch }
+            try split(shifted, placement, at: context.segmentStarts, &loop)
+        }
+        loop.held.removeFirst(context.placeable)
+    }
+
+    /// Sends a placement to the segments it falls in: the silence before it and its frames,
+    /// cut at each segment's start.
+    private func split(_ buffer: AudioBuffer, _ placement: AudioTrackTimeline.Placement, at starts: [Int64],
+                       _ loop: inout AudioLoopState) throws {
+        let framesStart = placement.startTime
+        var cursor = framesStart - Int64(placement.silenceFrames)
+        let end = framesStart + Int64(placement.frames.count)
+        while cursor < end {
+            let segment = max(loop.segment, (starts.lastIndex { $0 <= cursor } ?? 0))
+            let pieceEnd = segment + 1 < starts.count ? min(end, max(starts[segment + 1], cursor + 1)) : end
+            try enter(segment, segmentStart: starts[segment], &loop)
+            // The piece is [cursor, pieceEnd): silence up to the buffer's frames, then frames.
+            let first = min(max(cursor, framesStart), pieceEnd)
+            let silence = Int(first - cursor)
+            let frames = (placement.frames.lowerBound + Int(first - framesStart))..<(placement.frames.lowerBound + Int(pieceEnd - framesStart))
+            let piece = AudioTrackTimeline.Placement(silenceFrames: silence, startTime: first - starts[segment],
+                                                     frames: frames.isEmpty ? frames.lowerBound..<frames.lowerBound : frames)
+            try send(buffer, piece, segmentStart: starts[segment], &loop)
+            cursor = pieceEnd
+        }
+    }
+
+    /// Moves the audio on to `segment`: the segments before it get the end of their audio (AAC
+    /// drained first), and a new AAC encoder starts.
+    private func enter(_ segment: Int, segmentStart: Int64, _ loop: inout AudioLoopState) throws {
+        while loop.segment < segment {
+            try endSegmentAudio(&loop)
+            _ = writing.push(.audioSegmentEnded(segment: loop.segment))
+            loop.segment += 1
+            loop.aacStart = nil
+            loop.fedEnd = 0
+            if loop.aac != nil {
+                loop.aac?.close()
+                loop.aac = try Self.makeAudioEncoder(settings.audio, for: audio?.format)
+            }
+        }
+    }
+
+    /// Sends one piece to the writing thread: as it is for LPCM, as the access units it
+    /// completes for AAC (its silence encoded first).
+    private func send(_ buffer: AudioBuffer, _ piece: AudioTrackTimeline.Placement, segmentStart: Int64,
+                      _ loop: inout AudioLoopState) throws {
+        guard let aac = loop.aac, let format = audio?.format else {
+            _ = writing.push(.audioFrames(buffer, piece, segment: loop.segment))
             return
         }
         var packets: [[UInt8]] = []
         let collect: (UnsafeRawBufferPointer) -> Void = { packets.append(Array($0)) }
-        if placement.silenceFrames > 0 {
-            let silence = [UInt8](repeating: 0, count: placement.silenceFrames * format.bytesPerFrame)
-            try silence.withUnsafeBytes { try aacEncoder.encode($0, deliver: collect) }
+        if loop.aacStart == nil { loop.aacStart = piece.startTime - Int64(piece.silenceFrames) }
+        if piece.silenceFrames > 0 {
+            let silence = [UInt8](repeating: 0, count: piece.silenceFrames * format.bytesPerFrame)
+            try silence.withUnsafeBytes { try aac.encode($0, deliver: collect) }
         }
-        if !placement.frames.isEmpty {
-            if loop.aacStart == nil { loop.aacStart = placement.startTime }
+        if !piece.frames.isEmpty {
             try buffer.bytes.withUnsafeBytes { raw in
-                let bytes = (placement.frames.lowerBound * format.bytesPerFrame)..<(placement.frames.upperBound * format.bytesPerFrame)
-                try aacEncoder.encode(UnsafeRawBufferPointer(rebasing: raw[bytes]), deliver: collect)
+                let bytes = (piece.frames.lowerBound * format.bytesPerFrame)..<(piece.frames.upperBound * format.bytesPerFrame)
+                try aac.encode(UnsafeRawBufferPointer(rebasing: raw[bytes]), deliver: collect)
             }
         }
+        loop.fedEnd = piece.startTime + Int64(piece.frames.count)
         try send(packets, &loop)
     }
 
-    /// Sends AAC access units to the writing thread with where the audio fed so far ends.
+    /// Sends AAC access units of the current segment with where its audio fed so far ends.
     private func send(_ packets: [[UInt8]], _ loop: inout AudioLoopState) throws {
-        guard !packets.isEmpty, let start = loop.aacStart, let end = loop.timeline.position else { return }
-        _ = writing.push(.audioPackets(packets, startTime: start, end: end))
+        guard !packets.isEmpty, let start = loop.aacStart else { return }
+        _ = writing.push(.audioPackets(packets, startTime: start, end: loop.fedEnd, segment: loop.segment))
     }
 
-    /// Drains the AAC encoder (its last access units hold the end of the audio) and says the
-    /// audio ended.
+    /// Drains the current segment's AAC encoder: its last access units hold the end of the audio.
+    private func endSegmentAudio(_ loop: inout AudioLoopState) throws {
+        guard let aac = loop.aac else { return }
+        var packets: [[UInt8]] = []
+        try aac.flush { packets.append(Array($0)) }
+        try send(packets, &loop)
+    }
+
+    /// Drains the encoder and says the audio ended.
     private func finishAudio(_ loop: inout AudioLoopState) throws {
-        if let aacEncoder {
-            var packets: [[UInt8]] = []
-            try aacEncoder.flush { packets.append(Array($0)) }
-            try send(packets, &loop)
-        }
+        try endSegmentAudio(&loop)
         _ = writing.push(.audioEnded)
     }
 }

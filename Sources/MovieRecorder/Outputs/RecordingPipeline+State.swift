@@ -1,4 +1,5 @@
 import MovieCapture
+import MovieContainer
 
 extension RecordingPipeline {
     /// What the capture, encoding and writing threads share, always under the pipeline's lock.
@@ -30,6 +31,18 @@ extension RecordingPipeline {
         var pauseOffsets: [UInt64] = []
         var bytesWritten: UInt64 = 0
         var writtenDuration: Duration = .zero
-        var rotationChanges: [RotationChange] = []
+        /// Rotation changes, each with the segment it happened in.
+        var rotationChanges: [(segment: Int, change: RotationChange)] = []
+        /// The segments started so far, the first at the first frame.
+        var segments: [SegmentStart] = []
+        /// A switch asked for and not made yet.
+        var pendingSwitch: SwitchRequest?
+        /// The orientation the next automatic segment carries.
+        var orientation: VideoOrientation
+        /// Where the audio placed so far ends on the timeline (nanoseconds): a switch is never
+        /// made at a frame before it, so every audio frame goes to one segment.
+        var audioPlacedEnd: UInt64 = 0
+
+        init(orientation: VideoOrientation) { self.orientation = orientation }
     }
 }

@@ -3,14 +3,17 @@ import MovieEncoding
 
 extension RecordingPipeline {
     /// What goes through the writing queue to the writing thread: encoded video, audio placed
-    /// on the timeline, and the end of either.
+    /// on a segment's timeline, the end of a segment's audio, and the end of either track. Times
+    /// of audio are from the segment's start; video samples keep the recording's times.
     enum WriterItem {
-        case video(EncodedVideoSample)
-        /// PCM: a buffer's frames where the audio thread placed them.
-        case audioFrames(AudioBuffer, AudioTrackTimeline.Placement)
+        case video(EncodedVideoSample, segment: Int)
+        /// PCM: a buffer's frames where the audio thread placed them in `segment`.
+        case audioFrames(AudioBuffer, AudioTrackTimeline.Placement, segment: Int)
         /// AAC access units; `startTime` is where the first input frame sits and `end` where the
         /// audio fed to the encoder so far ends, in ticks of the sample rate.
-        case audioPackets([[UInt8]], startTime: Int64, end: Int64)
+        case audioPackets([[UInt8]], startTime: Int64, end: Int64, segment: Int)
+        /// All of `segment`'s audio has been sent.
+        case audioSegmentEnded(segment: Int)
         case videoEnded
         case audioEnded
     }

@@ -4,12 +4,11 @@ import MovieCapture
 import MovieEncoding
 import Synchronization
 
-/// One recording in progress: the file, the encoder, the writer and the two threads that
-/// connect them.
+/// One recording in progress: the encoders, the files and the threads that connect them.
 ///
 /// ```
 /// capture thread ──offer/push──▶ frames (bounded) ──▶ encoding thread ──push──▶ ┐
-/// audio capture thread ──push──▶ audio (bounded) ──▶ audio thread ──────push──▶ writing queue (bounded) ──▶ writing thread ──▶ file
+/// audio capture thread ──push──▶ audio (bounded) ──▶ audio thread ──────push──▶ writing queue (bounded) ──▶ writing thread ──▶ files
 /// ```
 ///
 /// The audio thread places each buffer on the audio track's timeline
@@ -20,37 +19,59 @@ import Synchronization
 /// is dropped and counted, so capture never stalls and memory never grows. Frames from files
 /// wait instead. Encoded samples and audio wait for room in the writing queue (back-pressure):
 /// a stalled disk slows capture into counted drops and ALSA overruns rather than unbounded
-/// memory. The writing thread alone touches the `MovieWriter`.
+/// memory. The writing thread alone touches the movie writers.
+///
+/// A recording may switch files (segments): at the frame where a switch is made the encoder
+/// is asked for an IDR, the audio is split at that frame's time, and the writing thread
+/// finishes the old file once both of its tracks are complete while the new one fills
+/// (``RecordingSegment``). Every item on the writing queue names its segment.
 final class RecordingPipeline: Sendable {
     let settings: Settings
-    private let video: (format: VideoFormat, isLive: Bool, name: String)
+    let video: (format: VideoFormat, isLive: Bool, name: String)
     let audio: (format: PCMFormat, isLive: Bool, name: String)?
-    private let frameDurationNanoseconds: UInt64
-    private let timescale: UInt32
-    let state = LockedValue(State())
+    let frameDurationNanoseconds: UInt64
+    let timescale: UInt32
+    let state: LockedValue<State>
     /// Frames for the encoder, each with its capture time on the recording's timeline (pauses
-    /// taken out).
-    private let frames: BoundedQueue<(frame: VideoFrame, time: UInt64)>
+    /// taken out) and, for the first frame of a new segment, that segment's index.
+    let frames: BoundedQueue<FrameItem>
     let writing = BoundedQueue<WriterItem>(capacity: 96)
     /// Audio buffers (timestamps on the recording's timeline) for the audio thread.
     let audioInput = BoundedQueue<AudioItem>(capacity: 64)
-    /// The AAC encoder, which only the audio thread uses; nil for LPCM or without audio.
+    /// The first segment's AAC encoder, which only the audio thread uses (it opens one per
+    /// later segment); nil for LPCM or without audio.
     let aacEncoder: AACEncoder?
     /// Woken when a frame is queued or the recording stops or fails: what an audio source held
     /// back by ``waitForVideo(reaching:)`` waits for.
-    private let videoProgressed = WakeSignal()
-    private let file: RandomAccessFile
-    private let encoder: H264Encoder
-    private let writer: UnsafeTransfer<MovieWriter>
-    private let videoTrack: TrackID
-    let audioTrack: TrackID?
-    private let onStart: @Sendable (UInt64) -> Void
-    private let onFinish: @Sendable (RecordingResult) -> Void
+    let videoProgressed = WakeSignal()
+    let encoder: H264Encoder
+    /// What every segment's tracks hold.
+    let tracks: RecordingSegment.Tracks
+    /// The first segment, created with the recording; the writing thread creates the others.
+    let firstSegment: RecordingSegment
+    /// When the writing thread last checked the disk's free space.
+    let lastDiskCheck = LockedValue<UInt64>(0)
+    let onStart: @Sendable (UInt64) -> Void
+    let onFinish: @Sendable (RecordingResult) -> Void
+    /// Called on the writing thread when a later segment's file is created, and when a segment
+    /// other than the last is finished.
+    let onSegmentStart: @Sendable (String) -> Void
+    let onSegmentFinish: @Sendable (RecordingResult) -> Void
 
-    /// Opens the encoder and creates the file; nothing runs until ``start()``.
+    /// A frame for the encoding thread.
+    struct FrameItem {
+        var frame: VideoFrame
+        var time: UInt64
+        /// The segment this frame starts, if it starts one.
+        var startsSegment: Int?
+    }
+
+    /// Opens the encoders and creates the first file; nothing runs until ``start()``.
     /// - Throws: ``RecordingError`` naming what failed; no file is left behind.
     init(settings: Settings, sources: SourceDescription, onStart: @escaping @Sendable (UInt64) -> Void,
-         onFinish: @escaping @Sendable (RecordingResult) -> Void) throws {
+         onFinish: @escaping @Sendable (RecordingResult) -> Void,
+         onSegmentStart: @escaping @Sendable (String) -> Void = { _ in },
+         onSegmentFinish: @escaping @Sendable (RecordingResult) -> Void = { _ in }) throws {
         guard let video = sources.video else {
             throw RecordingError(.notConnected, "MovieFileOutput: the session has no video input to record")
         }
@@ -59,6 +80,9 @@ final class RecordingPipeline: Sendable {
         self.audio = sources.audio
         self.onStart = onStart
         self.onFinish = onFinish
+        self.onSegmentStart = onSegmentStart
+        self.onSegmentFinish = onSegmentFinish
+        state = LockedValue(State(orientation: settings.orientation))
         let rate = video.format.frameRate
         frameDurationNanoseconds = 1_000_000_000 * UInt64(rate.seconds) / UInt64(rate.frames)
         timescale = rate.timescale
@@ -74,46 +98,20 @@ final class RecordingPipeline: Sendable {
             encoder.close()
             throw RecordingError(.encoderFailed, "MovieFileOutput: starting the audio encoder: \(error.message)", underlyingError: error)
         }
+        let aacFormat = aacEncoder?.format
+        tracks = RecordingSegment.Tracks(
+            video: VideoTrackFormat(h264: encoder.configuration, timescale: timescale, orientation: settings.orientation,
+                                    nominalFrameDuration: rate.frameDuration),
+            audio: sources.audio.map { audio in aacFormat.map { AudioTrackFormat(aac: $0) } ?? AudioTrackFormat(pcm: audio.format) })
         do {
-            file = try RandomAccessFile(path: settings.path, mode: settings.overwrite ? .createOrTruncate : .createNew)
-        } catch let error as FileError {
-            encoder.close()
-            aacEncoder?.close()
-            throw RecordingError(error.code == .alreadyExists ? .fileExists : .fileError,
-                                 "MovieFileOutput: creating the movie file: \(error)", underlyingError: error)
-        }
-        let writer = MovieWriter(sink: file, configuration: Self.writerConfiguration(settings))
-        do {
-            videoTrack = try writer.addVideoTrack(VideoTrackFormat(
-                h264: encoder.configuration, timescale: timescale, orientation: settings.orientation,
-                nominalFrameDuration: rate.frameDuration))
-            let aacFormat = aacEncoder?.format
-            audioTrack = try sources.audio.map { audio in
-                try writer.addAudioTrack(aacFormat.map { AudioTrackFormat(aac: $0) } ?? AudioTrackFormat(pcm: audio.format))
-            }
+            firstSegment = try RecordingSegment(index: 0, path: settings.path, overwrite: settings.overwrite,
+                                                orientation: settings.orientation, tracks: tracks,
+                                                configuration: RecordingSegment.configuration(settings, creationTime: settings.metadataCreationTime))
         } catch {
             encoder.close()
             aacEncoder?.close()
-            try? file.close()
-            try? RandomAccessFile.remove(settings.path)
-            throw RecordingError(.fileError, "MovieFileOutput: describing the tracks: \(error)", underlyingError: error)
+            throw error
         }
-        self.writer = UnsafeTransfer(writer)
-    }
-
-    /// The writer's fragmenting, durability and metadata, with the creation date and the
-    /// software's name unless the settings' metadata has them.
-    private static func writerConfiguration(_ settings: Settings) -> MovieWriter.Configuration {
-        var items = settings.metadata
-        if !items.contains(where: { $0.key == MetadataItem.creationDate(settings.metadataCreationTime).key }) {
-            items.append(.creationDate(settings.metadataCreationTime))
-        }
-        if !items.contains(where: { $0.key == MetadataItem.software("").key }) { items.append(.software("MovieRecorder")) }
-        var configuration = MovieWriter.Configuration(creationTime: settings.metadataCreationTime, metadata: items)
-        configuration.fragmentInterval = settings.fragmentInterval
-        configuration.durability = settings.durability
-        configuration.checksumsFragments = true  // repair keeps only media that reached the disk intact
-        return configuration
     }
 
     /// Starts the encoding, audio and writing threads.
@@ -121,10 +119,11 @@ final class RecordingPipeline: Sendable {
         let encoding = DedicatedThread(name: "movrec-encode") { [self] in encodeLoop() }
         let audioThread = audio == nil ? nil : DedicatedThread(name: "movrec-audio") { [self] in audioLoop() }
         DedicatedThread(name: "movrec-write") { [self] in
-            writeLoop()
+            var segments = OpenSegments(first: firstSegment)
+            writeLoop(&segments)
             encoding.join()
             audioThread?.join()
-            finish()
+            finish(&segments)
         }.detach()
     }
 
@@ -159,9 +158,12 @@ final class RecordingPipeline: Sendable {
         case .stop:
             beginStop(reason: RecordingError(.maximumDurationReached,
                 "MovieFileOutput: the maximum recorded duration (\(settings.maxDuration!)) was reached"))
-        case .accept(let time, let first):
+        case .accept(let time, let first, let startsSegment):
             if first { onStart(frame.timestamp) }
-            let accepted = video.isLive ? frames.offer((frame, time)) : frames.push((frame, time))
+            let item = FrameItem(frame: frame, time: time, startsSegment: startsSegment)
+            // A live frame is dropped when the encoder is behind, but never one that starts a
+            // segment: the switch is already made at it.
+            let accepted = video.isLive && startsSegment == nil ? frames.offer(item) : frames.push(item)
             state.withLock { s in
                 if accepted {
                     s.lastVideoTimestamp = max(s.lastVideoTimestamp, time)
@@ -173,9 +175,10 @@ final class RecordingPipeline: Sendable {
         }
     }
 
-    /// What becomes of a frame: it goes on the timeline at `time`, or it is not recorded, or it
-    /// is past the maximum duration and stops the recording.
-    private enum FrameDecision { case accept(time: UInt64, first: Bool), ignore, stop }
+    /// What becomes of a frame: it goes on the timeline at `time` (starting a new segment, or
+    /// the recording), or it is not recorded, or it is past the maximum duration and stops the
+    /// recording.
+    private enum FrameDecision { case accept(time: UInt64, first: Bool, startsSegment: Int?), ignore, stop }
 
     /// Decides, under the lock, whether `frame` is recorded and where it goes on the recording's
     /// timeline (its capture time with the pauses taken out); the first frame starts the timeline.
@@ -203,8 +206,11 @@ final class RecordingPipeline: Sendable {
                 s.pauseOffsets = [s.pauseOffset]
                 s.videoStart = time
                 s.lastVideoTimestamp = time  // a stop before this frame is queued still ends after it
+                s.segments = [segmentStart(path: settings.path, file: nil, overwrite: settings.overwrite,
+                                           orientation: settings.orientation, time: time, in: s)]
+                return .accept(time: time, first: true, startsSegment: nil)
             }
-            return .accept(time: time, first: first)
+            return .accept(time: time, first: false, startsSegment: switchSegment(at: time, in: &s))
         }
     }
 
@@ -273,13 +279,20 @@ final class RecordingPipeline: Sendable {
         if first { audioInput.close() }  // never waits: also called from the writing thread
     }
 
+    /// Lists a rotation change in the segment being recorded; with
+    /// ``Segmenting/onRotationChange``, a new segment carrying `orientation` starts at the next
+    /// frame.
     func recordRotationChange(_ orientation: VideoOrientation) {
         state.withLock { s in
+            s.orientation = orientation
             guard let start = s.videoStart, !s.stopping else { return }
             // A driver may stamp the first frame slightly ahead of now (see V4L2Stream.timestamp(of:)).
             let now = MonotonicClock.now()
-            s.rotationChanges.append(RotationChange(time: Self.duration(nanoseconds: now > start ? now - start : 0),
-                                                    orientation: orientation))
+            s.rotationChanges.append((s.segments.count - 1, RotationChange(time: Self.duration(nanoseconds: now > start ? now - start : 0),
+                                                                          orientation: orientation)))
+            if let segmenting = settings.segments, segmenting.onRotationChange, s.pendingSwitch?.file == nil {
+                s.pendingSwitch = automaticSwitch(segmenting, in: s)
+            }
         }
     }
 
@@ -326,221 +339,6 @@ final class RecordingPipeline: Sendable {
     /// The recording's progress: media written and file size.
     var progress: (duration: Duration, bytes: UInt64, dropped: Int) {
         state.withLock { ($0.writtenDuration, $0.bytesWritten, $0.dropped) }
-    }
-
-    // MARK: Encoding thread
-
-    private func encodeLoop() {
-        var lastPresentation: Int64 = -1
-        do {
-            while let (frame, time) = frames.pop() {
-                let start = state.withLock { $0.videoStart } ?? time
-                var presentation = Self.ticks(Int64(bitPattern: time &- start), rate: Int64(timescale))
-                if presentation <= lastPresentation { presentation = lastPresentation + 1 }
-                lastPresentation = presentation
-                if let sample = try encoder.encode(frame, presentationTime: presentation) {
-                    guard writing.push(.video(sample)) else { break }
-                }
-            }
-            for sample in try encoder.flush() { guard writing.push(.video(sample)) else { break } }
-        } catch {
-            fail(RecordingError(.encoderFailed, "MovieFileOutput: encoding: \(error)", underlyingError: error))
-            while frames.pop() != nil {}
-        }
-        encoder.close()
-        writing.push(.videoEnded)
-    }
-
-    // MARK: Writing thread
-
-    var audioRate: Int64 { Int64(audio?.format.sampleRate ?? 1) }
-
-    /// What the writing thread keeps from one item to the next.
-    private struct WriteLoopState {
-        var videoEnded = false
-        var audioEnded: Bool
-        /// Once the video has ended, when the writing gives up waiting for the audio to end.
-        var videoEndDeadline: UInt64?
-        var firstDecodeTime: Int64?
-        /// Where the audio written so far ends on the movie timeline, in ticks of the sample rate.
-        var audioEnd: Int64?
-    }
-
-    /// Writes what comes off the writing queue until both video and audio have ended, then
-    /// finishes the movie; a failed write fails the recording.
-    private func writeLoop() {
-        var loop = WriteLoopState(audioEnded: audio == nil)
-        do {
-            while !(loop.videoEnded && loop.audioEnded), let item = nextWriterItem(until: loop.videoEndDeadline) {
-                try write(item, &loop)
-                publishProgress()
-            }
-            try finishMovie(firstDecodeTime: loop.firstDecodeTime, audioEnd: loop.audioEnd)
-        } catch {
-            fail(RecordingError(.fileError, "MovieFileOutput: writing \(settings.path): \(error)", underlyingError: error))
-        }
-        writing.close()
-        frames.close()
-        audioInput.close()
-        videoProgressed.wake()
-    }
-
-    /// The next item off the writing queue; nil once it is closed, or when the audio has not
-    /// ended by `deadline`.
-    private func nextWriterItem(until deadline: UInt64?) -> WriterItem? {
-        guard let deadline else { return writing.pop() }
-        guard case .some(let next) = writing.pop(until: deadline) else { return nil }  // audio never caught up
-        return next
-    }
-
-    /// Appends one item to the movie.
-    private func write(_ item: WriterItem, _ loop: inout WriteLoopState) throws {
-        switch item {
-        case .video(let sample):
-            if loop.firstDecodeTime == nil { loop.firstDecodeTime = sample.decodeTime }
-            try writer.value.appendVideoSample(sample.data, to: videoTrack, decodeTime: sample.decodeTime,
-                                               presentationTime: sample.presentationTime, isSync: sample.isKeyframe)
-        case .audioFrames(let buffer, let placement):
-            try writeAudio(buffer, placement)
-            if !placement.frames.isEmpty { loop.audioEnd = placement.startTime + Int64(placement.frames.count) }
-        case .audioPackets(let packets, let startTime, let end):
-            for packet in packets { try writer.value.appendAudioPacket(packet, to: audioTrack!, startTime: startTime) }
-            loop.audioEnd = end
-        case .videoEnded:
-            loop.videoEnded = true
-            loop.videoEndDeadline = MonotonicClock.now() + 2_000_000_000  // the audio has two seconds to catch up
-        case .audioEnded:
-            loop.audioEnded = true
-        }
-    }
-
-    /// Appends PCM `buffer` where the timeline put it, after the silence that fills an overrun.
-    private func writeAudio(_ buffer: AudioBuffer, _ placement: AudioTrackTimeline.Placement) throws {
-        let bytesPerFrame = audio?.format.bytesPerFrame ?? 1
-        if placement.silenceFrames > 0 {
-            let silence = [UInt8](repeating: 0, count: placement.silenceFrames * bytesPerFrame)
-            try writer.value.appendAudioFrames(silence, to: audioTrack!)
-        }
-        guard !placement.frames.isEmpty else { return }
-        try buffer.bytes.withUnsafeBytes { raw in
-            let bytes = (placement.frames.lowerBound * bytesPerFrame)..<(placement.frames.upperBound * bytesPerFrame)
-            try writer.value.appendAudioFrames(UnsafeRawBufferPointer(rebasing: raw[bytes]), to: audioTrack!,
-                                               startTime: placement.startTime)
-        }
-    }
-
-    /// Records the media written and the file size for ``progress``, then checks the limits.
-    private func publishProgress() {
-        let writer = self.writer.value
-        let duration = writer.recordedDuration
-        let bytes = writer.bytesWritten
-        state.withLock {
-            $0.writtenDuration = Self.duration(nanoseconds: duration * 1_000_000_000 / UInt64(writer.configuration.movieTimescale))
-            $0.bytesWritten = bytes
-        }
-        checkLimits(bytesWritten: bytes)
-    }
-
-    /// Ends both tracks where the video ends (the audio sooner when it ended sooner), finishes
-    /// the movie and flushes the file.
-    private func finishMovie(firstDecodeTime: Int64?, audioEnd: Int64?) throws {
-        let span: Int64 = state.withLock { s in
-            guard let start = s.videoStart, let end = s.videoEnd else { return 0 }
-            return Int64(end - start)
-        }
-        var endTimes = [videoTrack: (firstDecodeTime ?? 0) + Self.ticks(span, rate: Int64(timescale))]
-        // Audio that ran ahead of the last frame (a file source is read faster than video is
-        // encoded) is cut where the video ends.
-        if let audioTrack { endTimes[audioTrack] = min(Self.ticks(span, rate: audioRate), audioEnd ?? .max) }
-        _ = try writer.value.finish(endTimes: endTimes)
-        try file.synchronize()
-    }
-
-    private let lastDiskCheck = LockedValue<UInt64>(0)
-
-    /// Stops the recording at ``MovieFileOutput/maxRecordedFileSize`` or when the disk's free
-    /// space falls below ``MovieFileOutput/minFreeDiskSpaceLimit`` (checked twice a second).
-    private func checkLimits(bytesWritten: UInt64) {
-        if let limit = settings.maxFileSize, bytesWritten >= limit {
-            beginStop(reason: RecordingError(.maximumFileSizeReached,
-                "MovieFileOutput: the maximum file size (\(limit) bytes) was reached"))
-        }
-        let now = MonotonicClock.now()
-        let due = lastDiskCheck.withLock { last in
-            guard now - last >= 500_000_000 else { return false }
-            last = now
-            return true
-        }
-        guard due else { return }
-        if !file.isLinked {
-            fail(RecordingError(.fileError, "MovieFileOutput: \(settings.path) was deleted, or its directory removed, while recording; the recording was stopped"))
-            return
-        }
-        if let minimum = settings.minFreeDiskSpace, let free = FileSystemSpace.available(at: settings.path), free < minimum {
-            beginStop(reason: RecordingError(.minimumFreeDiskSpaceReached,
-                "MovieFileOutput: only \(free) bytes are free on the disk, below the limit of \(minimum); the recording was stopped and finalized"))
-        }
-    }
-
-    func fail(_ error: RecordingError) {
-        state.withLock { s in
-            if s.failed == nil { s.failed = error }
-            s.stopping = true
-        }
-        writing.close()
-        frames.close()
-        audioInput.close()
-        videoProgressed.wake()
-    }
-
-    private func finish() {
-        let (info, finalSize, noFrames) = closeAndReadBack()
-        let result: RecordingResult = state.withLock { s in
-            RecordingResult(
-                path: settings.path,
-                duration: info.map { Self.duration(nanoseconds: $0.movieHeader.duration * 1_000_000_000 / UInt64(max(1, $0.movieHeader.timescale))) } ?? s.writtenDuration,
-                fileSize: info?.tree.fileSize ?? finalSize,
-                frameCount: Int(info?.videoTrack?.sampleCount ?? 0),
-                droppedFrameCount: s.dropped,
-                corruptedFrameCount: s.corrupted,
-                audioOverrunCount: s.overruns,
-                orientation: settings.orientation,
-                rotationChanges: s.rotationChanges,
-                isPlayable: info != nil && (!noFrames),  // finished, repaired after a failure, or fragmented
-                error: s.failed ?? s.stopReason,
-                interruption: s.interruption)
-        }
-        onFinish(result)
-    }
-
-    /// Closes the file and reads back the movie it holds; a movie without a single frame is
-    /// removed (`info` nil, `noFrames` true).
-    private func closeAndReadBack() -> (info: MovieInfo?, finalSize: UInt64, noFrames: Bool) {
-        let failed = state.withLock { $0.failed != nil }
-        if failed, settings.fragmentInterval != nil {
-            // A write failed (a full disk, an I/O error): everything up to the last whole
-            // fragment is on disk. Finish it as an ordinary movie if there is room for the
-            // movie atom (cutting the partial fragment frees some); otherwise it stays a
-            // fragmented movie, which players open as it is.
-            _ = try? MovieRepair.repair(file)
-        }
-        let finalSize = file.size
-        try? file.close()
-        var info = try? MovieInfo(source: RandomAccessFile(path: settings.path, mode: .read))
-        // A movie left fragmented (no room to finish it) plays through its fragments.
-        let playableFragments = info?.isFragmented == true && info!.tree.atoms.contains { $0.type == "moof" }
-        let noFrames = (info?.videoTrack?.sampleCount ?? 0) == 0 && !playableFragments
-        if noFrames {
-            // A movie without a single frame is not a recording: leave nothing that looks like one.
-            try? RandomAccessFile.remove(settings.path)
-            info = nil
-            state.withLock { s in
-                if s.failed == nil {
-                    s.failed = RecordingError(.notConnected, "MovieFileOutput: no video frame arrived before the recording stopped, so no movie was kept")
-                }
-            }
-        }
-        return (info, finalSize, noFrames)
     }
 
     /// Nanoseconds to ticks of `rate`, rounded to the nearest tick.

@@ -30,6 +30,10 @@ public struct RecordingResult: Sendable, CustomStringConvertible {
     public var error: RecordingError?
     /// The device interruption that ended it, if any.
     public var interruption: InterruptionReason?
+    /// How long the writing thread took to finalize the file (the last fragment, the movie
+    /// atom and the flush to the disk): for a segment, the time a switch holds up the writing
+    /// thread while the next file fills its queue.
+    public var finalizationDuration: Duration = .zero
 
     /// A textual representation of the result: path, frames, duration, size and orientation, then
     /// any losses, the error and whether the movie is playable.

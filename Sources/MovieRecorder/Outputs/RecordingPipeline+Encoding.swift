@@ -1,0 +1,41 @@
+import MovieContainer
+import MoviePlatform
+import MovieCapture
+import MovieEncoding
+
+// The encoding thread: frames in, access units out to the writing thread, each tagged with its
+// segment.
+extension RecordingPipeline {
+    /// Encodes every queued frame, then drains the encoder. The first frame of a segment is
+    /// encoded as an IDR: x264 closes the group of pictures before it, so in decode order too
+    /// every frame before the switch comes before the IDR and every frame after it after.
+    func encodeLoop() {
+        var lastPresentation: Int64 = -1
+        /// The presentation time of each segment's first frame; segment 0 starts at 0.
+        var segmentStarts: [Int64] = [0]
+        func segment(of sample: EncodedVideoSample) -> Int {
+            (segmentStarts.lastIndex { $0 <= sample.presentationTime } ?? 0)
+        }
+        do {
+            while let item = frames.pop() {
+                let start = state.withLock { $0.videoStart } ?? item.time
+                var presentation = Self.ticks(Int64(bitPattern: item.time &- start), rate: Int64(timescale))
+                if presentation <= lastPresentation { presentation = lastPresentation + 1 }
+                lastPresentation = presentation
+                if let index = item.startsSegment {
+                    while segmentStarts.count < index { segmentStarts.append(presentation) }  // never skipped, but stay aligned
+                    segmentStarts.append(presentation)
+                }
+                if let sample = try encoder.encode(item.frame, presentationTime: presentation, forceKeyframe: item.startsSegment != nil) {
+                    guard writing.push(.video(sample, segment: segment(of: sample))) else { break }
+                }
+            }
+            for sample in try encoder.flush() { guard writing.push(.video(sample, segment: segment(of: sample))) else { break } }
+        } catch {
+            fail(RecordingError(.encoderFailed, "MovieFileOutput: encoding: \(error)", underlyingError: error))
+            while frames.pop() != nil {}
+        }
+        encoder.close()
+        writing.push(.videoEnded)
+    }
+}

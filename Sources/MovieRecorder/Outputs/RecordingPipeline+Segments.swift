@@ -1,0 +1,73 @@
+import MovieContainer
+import MoviePlatform
+import MovieCapture
+
+// Switching files: when a switch is made (under the pipeline's lock, as a frame is admitted)
+// and where each segment starts on the tracks' timelines.
+extension RecordingPipeline {
+    /// A segment starting with the frame at `time`, with the counters as they are now.
+    func segmentStart(path: String, file: RandomAccessFile?, overwrite: Bool, orientation: VideoOrientation,
+                      time: UInt64, in s: State) -> SegmentStart {
+        SegmentStart(path: path, file: file, overwrite: overwrite, orientation: orientation, time: time,
+                     unixSeconds: Int64(SystemClock.unixSeconds()), dropped: s.dropped, corrupted: s.corrupted, overruns: s.overruns)
+    }
+
+    /// Makes the pending switch, or an automatic one that is due, at the frame at `time` when no
+    /// audio has been placed past it; returns the new segment's index.
+    func switchSegment(at time: UInt64, in s: inout State) -> Int? {
+        if s.pendingSwitch == nil, let segmenting = settings.segments, let duration = segmenting.duration,
+           let current = s.segments.last, Self.duration(nanoseconds: time &- current.time) >= duration {
+            s.pendingSwitch = automaticSwitch(segmenting, in: s)
+        }
+        guard let request = s.pendingSwitch, time >= s.audioPlacedEnd else { return Int?.none }
+        s.pendingSwitch = nil
+        s.segments.append(segmentStart(path: request.path, file: request.file, overwrite: request.overwrite,
+                                       orientation: request.orientation, time: time, in: s))
+        return s.segments.count - 1
+    }
+
+    /// The next automatic segment: the next name, the current orientation.
+    func automaticSwitch(_ segmenting: Segmenting, in s: State) -> SwitchRequest {
+        let path = segmenting.names.path(index: s.segments.count, unixSeconds: Int64(SystemClock.unixSeconds()))
+        return SwitchRequest(path: path, file: nil, overwrite: settings.overwrite, orientation: s.orientation)
+    }
+
+    /// Asks for a switch to `request`'s file at the next frame (``MovieFileOutput``'s
+    /// `startRecording(to:)` while recording).
+    /// - Returns: nil when asked; otherwise why it cannot be (the recording is stopping, or
+    ///   another switch is waiting).
+    func requestSwitch(_ request: SwitchRequest) -> RecordingError? {
+        state.withLock { s in
+            guard !s.stopping, s.failed == nil else {
+                return RecordingError(.notConnected, "MovieFileOutput: the recording is stopping; start a new one after it has finished")
+            }
+            guard s.pendingSwitch?.file == nil else {
+                return RecordingError(.alreadyRecording, "MovieFileOutput: a switch to \(s.pendingSwitch!.path) is already waiting for the next frame")
+            }
+            s.pendingSwitch = request
+            return nil
+        }
+    }
+
+    /// Asks for an automatic switch at the next frame, unless one is waiting (the writing thread,
+    /// when the file reaches the segment size).
+    func requestAutomaticSwitch() {
+        guard let segmenting = settings.segments else { return }
+        state.withLock { s in
+            guard s.pendingSwitch == nil, !s.stopping else { return }
+            s.pendingSwitch = automaticSwitch(segmenting, in: s)
+        }
+    }
+
+    /// Where segment `index` starts, in video ticks from the recording's start.
+    func videoStartTicks(of index: Int, in segments: [SegmentStart], videoStart: UInt64) -> Int64 {
+        index == 0 ? 0 : Self.ticks(Int64(segments[index].time &- videoStart), rate: Int64(timescale))
+    }
+
+    /// Where segment `index` starts, in audio ticks from the recording's start.
+    func audioStartTicks(of index: Int, in segments: [SegmentStart], videoStart: UInt64) -> Int64 {
+        index == 0 ? 0 : Self.ticks(Int64(segments[index].time &- videoStart), rate: audioRate)
+    }
+
+    var audioRate: Int64 { Int64(audio?.format.sampleRate ?? 1) }
+}
