@@ -16,6 +16,9 @@ extension RecordingPipeline {
         /// This recording's finished files, oldest first, with their sizes: what retention may
         /// delete.
         var finished: [(path: String, size: UInt64)] = []
+        /// Audio for segments whose first frame has not come yet (the encoder's delay): a file is
+        /// created with its first frame, so a kill never leaves one without a picture.
+        var waitingAudio: [Int: [WriterItem]] = [:]
 
         init(first: RecordingSegment) { open = [0: first] }
 
@@ -68,10 +71,13 @@ extension RecordingPipeline {
             let segment = try self.segment(index, &segments)
             if index > segments.videoSegment { try endVideo(before: index, &segments) }
             try segment.appendVideo(sample, start: startTicks(of: index).video)
+            for waiting in segments.waitingAudio.removeValue(forKey: index) ?? [] { try write(waiting, &loop, &segments) }
         case .audioFrames(let buffer, let placement, let index):
-            try self.segment(index, &segments).appendAudio(buffer, placement, bytesPerFrame: bytesPerFrame)
+            guard let segment = segments.open[index] else { return wait(item, for: index, &segments) }
+            try segment.appendAudio(buffer, placement, bytesPerFrame: bytesPerFrame)
         case .audioPackets(let packets, let startTime, let end, let index):
-            try self.segment(index, &segments).appendAudio(packets: packets, startTime: startTime, end: end)
+            guard let segment = segments.open[index] else { return wait(item, for: index, &segments) }
+            try segment.appendAudio(packets: packets, startTime: startTime, end: end)
         case .audioSegmentEnded(let index):
             segments.audioEndedThrough = max(segments.audioEndedThrough, index)
             if let segment = segments.open[index] {
@@ -89,6 +95,13 @@ extension RecordingPipeline {
         }
     }
 
+    /// Keeps audio for segment `index` until its first frame creates its file (the newest 500
+    /// items).
+    private func wait(_ item: WriterItem, for index: Int, _ segments: inout OpenSegments) {
+        segments.waitingAudio[index, default: []].append(item)
+        if segments.waitingAudio[index]!.count > 500 { segments.waitingAudio[index]!.removeFirst() }
+    }
+
     /// Where segment `index` starts, in video and audio ticks from the recording's start.
     func startTicks(of index: Int) -> (video: Int64, audio: Int64) {
         state.withLock { s in
@@ -97,7 +110,7 @@ extension RecordingPipeline {
         }
     }
 
-    /// The open segment `index`, its file created with its first item.
+    /// The open segment `index`, its file created with its first frame.
     private func segment(_ index: Int, _ segments: inout OpenSegments) throws -> RecordingSegment {
         if let segment = segments.open[index] { return segment }
         guard let start = state.withLock({ index < $0.segments.count ? $0.segments[index] : nil }) else {
@@ -237,6 +250,7 @@ extension RecordingPipeline {
         for index in indices {
             guard let segment = segments.open[index] else { continue }
             let (info, size, noFrames) = segment.closeAndReadBack(failed: failed, fragmented: settings.fragmentInterval != nil)
+            segments.open[index] = nil
             guard index == indices.last else {
                 if info != nil { segments.finished.append((segment.path, info!.tree.fileSize)) }
                 onSegmentFinish(result(of: segment, info: info, size: size, isLast: false))
