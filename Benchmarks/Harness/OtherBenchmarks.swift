@@ -301,4 +301,35 @@ extension Harness {
         }
         sections.append(("durability", .object(json)))
     }
+
+    // MARK: h. Segment switching
+
+    /// A live 720p30 veryfast recording of the test pattern and the tone that switches files
+    /// 100 times (a segment every 0.2 s): dropped frames, and what each switch costs the writing
+    /// thread (finishing the old file: last fragment, movie atom, flush).
+    mutating func segmentBenchmark() throws {
+        let switches = quick ? 20 : 100
+        print("\nh. Segment switching: 720p30 veryfast and AAC live, \(switches) switches (a segment every 0.2 s)")
+        let directory = "\(work)/segments"
+        var runsDone: [Measurement] = []
+        for _ in 0..<(quick ? 1 : 3) {
+            _ = try? run(["rm", "-rf", directory], scratch: scratch)
+            mkdir(directory, 0o755)
+            runsDone.append(try run([worker, "segments", "--switches", String(switches), "--output", directory + "/seg-%03d.mov"],
+                                    scratch: scratch))
+        }
+        _ = try? run(["rm", "-rf", directory], scratch: scratch)
+        let dropped = runsDone.compactMap { $0.results["dropped"] }.max() ?? .nan
+        let segments = runsDone.compactMap { $0.results["segments"] }.min() ?? .nan
+        let median = runsDone.compactMap { $0.results["switchMedianMs"] }.median
+        let p99 = runsDone.compactMap { $0.results["switchP99Ms"] }.max() ?? .nan
+        let worst = runsDone.compactMap { $0.results["switchMaxMs"] }.max() ?? .nan
+        print("  \(Int(segments)) files per run, dropped \(Int(dropped)) (worst run); writing-thread time per switch: median \(fixed(median, 2)) ms, "
+              + "p99 \(fixed(p99, 2)) ms, max \(fixed(worst, 2)) ms; CPU per recorded second \(fixed(runsDone.map { $0.cpu / (Double(switches + 1) * 0.2) }.median, 3)) s")
+        sections.append(("segments", .object([("switches", .number(Double(switches))), ("files", .number(segments)),
+                                              ("droppedWorst", .number(dropped)), ("switchMedianMs", .number(median)),
+                                              ("switchP99Ms", .number(p99)), ("switchMaxMs", .number(worst))])))
+        check("h", "segments: 0 dropped frames over \(switches) switches", dropped == 0 && segments == Double(switches + 1),
+              "\(Int(dropped)) dropped in the worst run, \(Int(segments)) files")
+    }
 }

@@ -140,3 +140,42 @@ final class Counter: @unchecked Sendable {
     private(set) var value = 0
     func add() { value += 1 }  // only from the source's thread
 }
+
+/// Case h: `segments --switches N --output 'DIR/seg-%03d.mov'`: the test pattern and the tone
+/// live at 720p30 veryfast with AAC, a new segment every 0.2 s until N switches; reports frames,
+/// drops, files and the writing thread's time per switch (median, p99, max, in ms).
+func segments(_ arguments: [String]) async throws {
+    let options = Options(arguments)
+    let switches = Int(try options.number("--switches", default: 100))
+    let segmentFrames = 6
+    let source = try TestPatternSource(width: 1280, height: 720, frameRate: FrameRate(frames: 30), realTime: true,
+                                       frameLimit: (switches + 1) * segmentFrames)
+    let session = CaptureSession()
+    let movie = MovieFileOutput()
+    movie.segmentDuration = .milliseconds(200)
+    try await session.configure { config in
+        try config.addInput(source)
+        try config.addInput(ToneSource())
+        try config.addOutput(movie)
+    }
+    try await session.startRunning()
+    try await movie.startRecording(toSegments: try SegmentFileNames(pattern: try options.required("--output")), overwrite: true)
+    var finished: [RecordingResult] = []
+    var last: RecordingResult?
+    for await event in movie.events {
+        if case .didFinishSegment(let result) = event { finished.append(result) }
+        if case .didFinishRecording(let result) = event {
+            last = result
+            break
+        }
+    }
+    await session.stopRunning()
+    guard let last else { throw WorkerError("the segmented recording did not finish") }
+    let costs = finished.map { Double($0.finalizationDuration.components.attoseconds) / 1e15 + Double($0.finalizationDuration.components.seconds) * 1000 }.sorted()
+    report("frames", Double(finished.reduce(last.frameCount) { $0 + $1.frameCount }))
+    report("dropped", Double(finished.reduce(last.droppedFrameCount) { $0 + $1.droppedFrameCount }))
+    report("segments", Double(finished.count + 1))
+    report("switchMedianMs", costs.isEmpty ? .nan : costs[costs.count / 2])
+    report("switchP99Ms", costs.isEmpty ? .nan : costs[min(costs.count - 1, costs.count * 99 / 100)])
+    report("switchMaxMs", costs.last ?? .nan)
+}

@@ -21,7 +21,7 @@ func fail(_ message: String) -> Never {
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-guard let command = arguments.first else { fail("usage: bench-worker encode|rotation|live|pattern|tone|size|paced|stop-memory ...") }
+guard let command = arguments.first else { fail("usage: bench-worker encode|rotation|live|pattern|tone|size|segments|paced|stop-memory ...") }
 do {
     switch command {
     case "encode": try await encode(Array(arguments.dropFirst()))
@@ -30,6 +30,7 @@ do {
     case "pattern": try await pattern(Array(arguments.dropFirst()))
     case "tone": try await tone(Array(arguments.dropFirst()))
     case "size": try await fileSize(Array(arguments.dropFirst()))
+    case "segments": try await segments(Array(arguments.dropFirst()))
     case "paced": try paced(Array(arguments.dropFirst()))
     case "stop-memory": try stopAndMemory(Array(arguments.dropFirst()))
     default: fail("unknown case '\(command)'")

@@ -77,6 +77,20 @@ import Testing
         #expect(saved > 150_000, "LPCM \(sizes["lpcm"] ?? 0) bytes, AAC \(sizes["aac"] ?? 0)")
     }
 
+    /// Case h: the worker records live into segments, switching as often as asked, and reports
+    /// each switch's cost on the writing thread.
+    @Test func segmentsCaseSwitchesAndReportsTheCost() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let worker = try builtProductPath("bench-worker")
+        let recorded = try run(worker, ["segments", "--switches", "5", "--output", dir.file("s-%03d.mov")])
+        #expect(recorded.status == 0, "\(recorded.error)")
+        let values = results(recorded.output)
+        #expect(values["segments"] == 6 && values["dropped"] == 0)
+        #expect((values["switchMedianMs"] ?? 0) > 0 && (values["switchMaxMs"] ?? 0) >= (values["switchMedianMs"] ?? .infinity))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).count == 6)
+    }
+
     /// Case e's reference: x264 alone, given the pattern's frames on a real-time schedule through
     /// a pipe, encodes every one with the live recording's options, and the worker reports x264's
     /// own CPU time.
