@@ -38,8 +38,10 @@ extension RecordingPipeline {
         var videoStart: UInt64
         var videoEnd: UInt64?
         var pauseOffsets: [UInt64]
-        /// Each segment's start in ticks of the sample rate.
+        /// The start, in ticks of the sample rate, of each segment from the audio's current one
+        /// on (index `firstSegment` first): earlier ones take no more audio.
         var segmentStarts: [Int64]
+        var firstSegment: Int
         /// How many of the held buffers can be placed now.
         var placeable: Int
     }
@@ -68,7 +70,7 @@ extension RecordingPipeline {
     /// those with a known pause offset that the video has passed (or all of them once the
     /// recording is stopping, or the oldest beyond ``audioBacklog``). Claiming moves
     /// `audioPlacedEnd`, before which no switch is made.
-    private func claimHeld(_ held: [(buffer: AudioBuffer, epoch: Int)], all: Bool) -> AudioPlacementContext? {
+    private func claimHeld(_ held: [(buffer: AudioBuffer, epoch: Int)], all: Bool, from segment: Int) -> AudioPlacementContext? {
         state.withLock { s in
             guard let videoStart = s.videoStart else { return nil }
             var placeable = 0
@@ -79,9 +81,10 @@ extension RecordingPipeline {
                 s.audioPlacedEnd = max(s.audioPlacedEnd, end)
                 placeable += 1
             }
-            let starts = s.segments.indices.map { audioStartTicks(of: $0, in: s.segments, videoStart: videoStart) }
+            let first = min(segment, max(0, s.segments.count - 1))
+            let starts = (first..<s.segments.count).map { audioStartTicks(of: $0, in: s.segments, videoStart: videoStart) }
             return AudioPlacementContext(videoStart: videoStart, videoEnd: s.videoEnd, pauseOffsets: s.pauseOffsets,
-                                         segmentStarts: starts, placeable: placeable)
+                                         segmentStarts: starts, firstSegment: first, placeable: placeable)
         }
     }
 
@@ -89,36 +92,37 @@ extension RecordingPipeline {
     /// exactly where their time says until one has frames written (a buffer that lies wholly
     /// before the end of what is written is skipped).
     private func placeHeld(_ loop: inout AudioLoopState, all: Bool = false) throws {
-        guard let context = claimHeld(loop.held, all: all) else { return }
+        guard let context = claimHeld(loop.held, all: all, from: loop.segment) else { return }
         for (buffer, epoch) in loop.held.prefix(context.placeable) {
             var shifted = buffer
             shifted.timestamp = buffer.timestamp &- context.pauseOffsets[epoch]
             let placement = loop.timeline.place(shifted, videoStart: context.videoStart, videoEnd: context.videoEnd,
                                                 resync: epoch != loop.epoch)
             if !placement.frames.isEmpty { loop.epoch = epoch }
-            try split(shifted, placement, at: context.segmentStarts, &loop)
+            try split(shifted, placement, at: context.segmentStarts, first: context.firstSegment, &loop)
         }
         loop.held.removeFirst(context.placeable)
     }
 
     /// Sends a placement to the segments it falls in: the silence before it and its frames,
     /// cut at each segment's start.
-    private func split(_ buffer: AudioBuffer, _ placement: AudioTrackTimeline.Placement, at starts: [Int64],
+    private func split(_ buffer: AudioBuffer, _ placement: AudioTrackTimeline.Placement, at starts: [Int64], first: Int,
                        _ loop: inout AudioLoopState) throws {
         let framesStart = placement.startTime
         var cursor = framesStart - Int64(placement.silenceFrames)
         let end = framesStart + Int64(placement.frames.count)
         while cursor < end {
-            let segment = max(loop.segment, (starts.lastIndex { $0 <= cursor } ?? 0))
-            let pieceEnd = segment + 1 < starts.count ? min(end, max(starts[segment + 1], cursor + 1)) : end
-            try enter(segment, segmentStart: starts[segment], &loop)
+            let local = max(loop.segment - first, (starts.lastIndex { $0 <= cursor } ?? 0))
+            let segment = first + local
+            let pieceEnd = local + 1 < starts.count ? min(end, max(starts[local + 1], cursor + 1)) : end
+            try enter(segment, segmentStart: starts[local], &loop)
             // The piece is [cursor, pieceEnd): silence up to the buffer's frames, then frames.
-            let first = min(max(cursor, framesStart), pieceEnd)
-            let silence = Int(first - cursor)
-            let frames = (placement.frames.lowerBound + Int(first - framesStart))..<(placement.frames.lowerBound + Int(pieceEnd - framesStart))
-            let piece = AudioTrackTimeline.Placement(silenceFrames: silence, startTime: first - starts[segment],
+            let firstFrame = min(max(cursor, framesStart), pieceEnd)
+            let silence = Int(firstFrame - cursor)
+            let frames = (placement.frames.lowerBound + Int(firstFrame - framesStart))..<(placement.frames.lowerBound + Int(pieceEnd - framesStart))
+            let piece = AudioTrackTimeline.Placement(silenceFrames: silence, startTime: firstFrame - starts[local],
                                                      frames: frames.isEmpty ? frames.lowerBound..<frames.lowerBound : frames)
-            try send(buffer, piece, segmentStart: starts[segment], &loop)
+            try send(buffer, piece, segmentStart: starts[local], &loop)
             cursor = pieceEnd
         }
     }
