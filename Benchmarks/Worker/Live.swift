@@ -159,16 +159,17 @@ func segments(_ arguments: [String]) async throws {
         try config.addOutput(movie)
     }
     try await session.startRunning()
-    try await movie.startRecording(toSegments: try SegmentFileNames(pattern: try options.required("--output")), overwrite: true)
-    var finished: [RecordingResult] = []
-    var last: RecordingResult?
-    for await event in movie.events {
-        if case .didFinishSegment(let result) = event { finished.append(result) }
-        if case .didFinishRecording(let result) = event {
-            last = result
-            break
+    // Read from before the recording starts, so no segment's event is lost from the buffer.
+    let reader = Task { [events = movie.events] in
+        var finished: [RecordingResult] = []
+        for await event in events {
+            if case .didFinishSegment(let result) = event { finished.append(result) }
+            if case .didFinishRecording(let result) = event { return (finished, Optional(result)) }
         }
+        return (finished, nil)
     }
+    try await movie.startRecording(toSegments: try SegmentFileNames(pattern: try options.required("--output")), overwrite: true)
+    let (finished, last) = await reader.value
     await session.stopRunning()
     guard let last else { throw WorkerError("the segmented recording did not finish") }
     let costs = finished.map { Double($0.finalizationDuration.components.attoseconds) / 1e15 + Double($0.finalizationDuration.components.seconds) * 1000 }.sorted()

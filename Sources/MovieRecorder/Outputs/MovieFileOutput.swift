@@ -63,12 +63,13 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
 
     private let state = LockedValue(State())
     private let eventContinuation: AsyncStream<Event>.Continuation
-    /// The recording events, newest kept when nobody reads (up to 16).
+    /// The recording events, newest kept when nobody reads (up to 64: a segmented recording
+    /// sends two per file). Read them from a task started before the recording.
     public let events: AsyncStream<Event>
 
     /// Creates an output with the given encoder settings.
     public init(encoderSettings: H264EncoderSettings = H264EncoderSettings()) {
-        (events, eventContinuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .bufferingNewest(16))
+        (events, eventContinuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .bufferingNewest(64))
         state.withLock { $0.encoderSettings = encoderSettings }
     }
 
