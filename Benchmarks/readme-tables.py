@@ -55,13 +55,24 @@ out.append("")
 out.append(f"d. Rotation propagation: median {r['medianSeconds']*1e6:.1f} µs, p99 {r['p99Seconds']*1e6:.1f} µs.")
 l = d['live']
 out.append("")
-out.append(f"e. Live 720p30 veryfast: {l['droppedWorst']} dropped, {l['cpuPerSecond']:.3f} CPU s per recorded second vs {l['x264PacedCPUPerSecond']:.3f} for x264 alone given the same frames in real time and {l['x264CPUPerSecond']:.3f} in a batch (medians); median of the per-round ratios {l['ratio']:.3f}× and {l['ratioToBatch']:.3f}×.")
+if 'ffmpegAACCPUPerSecond' in l:
+    out.append(f"e. Live 720p30 veryfast with AAC: {l['droppedWorst']} dropped, {l['cpuPerSecond']:.3f} CPU s per recorded second vs {l['x264PacedCPUPerSecond']:.3f} for x264 alone given the same frames in real time plus {l['ffmpegAACCPUPerSecond']:.4f} for ffmpeg's AAC encoder alone on the same audio, and {l['x264CPUPerSecond']:.3f} for x264 in a batch (medians); median of the per-round ratios {l['ratio']:.3f}× and {l['ratioToBatch']:.3f}×.")
+else:
+    out.append(f"e. Live 720p30 veryfast: {l['droppedWorst']} dropped, {l['cpuPerSecond']:.3f} CPU s per recorded second vs {l['x264PacedCPUPerSecond']:.3f} for x264 alone given the same frames in real time and {l['x264CPUPerSecond']:.3f} in a batch (medians); median of the per-round ratios {l['ratio']:.3f}× and {l['ratioToBatch']:.3f}×.")
+if 'fileSize' in d:
+    z = d['fileSize']
+    out.append("")
+    out.append(f"e. File size of {z['seconds']:.0f} s of the test pattern (720p30 veryfast CRF 23) and the tone: LPCM {z['lpcmBytes']/1048576:.1f} MiB, AAC {z['aacBytes']/1048576:.1f} MiB ({z['ratio']:.3f}×).")
 s = d['startup']
 out.append("")
 out.append(f"f. Start-up to the first encoded frame: movrec {s['movrec']['wallSeconds']*1000:.1f} ms, x264 CLI {s['x264']['wallSeconds']*1000:.1f} ms, ffmpeg {s['ffmpeg']['wallSeconds']*1000:.1f} ms.")
 g = d['durability']
 out.append("")
 out.append("g. Durability: " + ", ".join(f"{name} {v['wallSeconds']:.3f} s ({v['speedVsNoFragments']:.3f}×)" for name, v in g.items()) + ".")
+if 'segments' in d:
+    h = d['segments']
+    out.append("")
+    out.append(f"h. Segment switching, 720p30 veryfast and AAC live, {h['switches']:.0f} switches: {h['droppedWorst']:.0f} dropped, {h['files']:.0f} files; writing-thread time per switch median {h['switchMedianMs']:.2f} ms, p99 {h['switchP99Ms']:.2f} ms, max {h['switchMaxMs']:.2f} ms.")
 out.append("")
 out.append("Targets: " + "; ".join(f"{t['section']} {t['target']}: {'PASS' if t['passed'] else 'FAIL'} ({t['detail']})" for t in d['targets']))
 print("\n".join(out))
