@@ -106,6 +106,9 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
     /// The largest a movie may grow, in bytes; at the limit the recording stops with
     /// ``RecordingError/Code/maximumFileSizeReached`` and a finalized movie (it may pass the
     /// limit by up to one fragment). `nil` for no limit.
+    ///
+    /// In a segmented recording it applies to each file; ``maxRecordedDuration`` applies to the
+    /// whole recording.
     public var maxRecordedFileSize: UInt64? {
         get { state.withLock { $0.maxRecordedFileSize } }
         set { state.withLock { $0.maxRecordedFileSize = newValue } }

@@ -69,14 +69,22 @@ extension RecordingPipeline {
     /// Reads the state for placing and claims, under the lock, the held buffers that can go:
     /// those with a known pause offset that the video has passed (or all of them once the
     /// recording is stopping, or the oldest beyond ``audioBacklog``). Claiming moves
-    /// `audioPlacedEnd`, before which no switch is made.
-    private func claimHeld(_ held: [(buffer: AudioBuffer, epoch: Int)], all: Bool, from segment: Int) -> AudioPlacementContext? {
+    /// `audioPlacedEnd`, before which no switch is made, to where each buffer will end on the
+    /// timeline at the latest: its time says, or the frames placed before it (`position`) do,
+    /// whichever is later, since the timeline follows the sample count and a sound card's
+    /// clock drifts from the timestamps.
+    private func claimHeld(_ held: [(buffer: AudioBuffer, epoch: Int)], all: Bool, from segment: Int,
+                           position: Int64?) -> AudioPlacementContext? {
         state.withLock { s in
             guard let videoStart = s.videoStart else { return nil }
+            let rate = UInt64(audioRate)
+            var placedEnd = position.map { videoStart &+ (UInt64(max(0, $0)) * 1_000_000_000 + rate - 1) / rate } ?? 0
             var placeable = 0
             for (buffer, epoch) in held {
                 guard epoch < s.pauseOffsets.count else { break }
-                let end = buffer.timestamp &- s.pauseOffsets[epoch] &+ UInt64(buffer.frameCount) * 1_000_000_000 / UInt64(audioRate)
+                let length = UInt64(buffer.frameCount) * 1_000_000_000 / rate
+                let end = max(buffer.timestamp &- s.pauseOffsets[epoch] &+ length, placedEnd &+ length)
+                placedEnd = end
                 guard all || s.videoEnd != nil || s.lastVideoTimestamp >= end || held.count - placeable > Self.audioBacklog else { break }
                 s.audioPlacedEnd = max(s.audioPlacedEnd, end)
                 placeable += 1
@@ -92,7 +100,7 @@ extension RecordingPipeline {
     /// exactly where their time says until one has frames written (a buffer that lies wholly
     /// before the end of what is written is skipped).
     private func placeHeld(_ loop: inout AudioLoopState, all: Bool = false) throws {
-        guard let context = claimHeld(loop.held, all: all, from: loop.segment) else { return }
+        guard let context = claimHeld(loop.held, all: all, from: loop.segment, position: loop.timeline.position) else { return }
         for (buffer, epoch) in loop.held.prefix(context.placeable) {
             var shifted = buffer
             shifted.timestamp = buffer.timestamp &- context.pauseOffsets[epoch]

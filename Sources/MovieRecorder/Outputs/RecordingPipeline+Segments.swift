@@ -26,9 +26,18 @@ extension RecordingPipeline {
         return s.segments.count - 1
     }
 
-    /// The next automatic segment: the next name, the current orientation.
+    /// The next automatic segment: the next name (with a number added when the pattern gives a
+    /// name this recording has used, as a date pattern coarser than the segments does), the
+    /// current orientation.
     func automaticSwitch(_ segmenting: Segmenting, in s: State) -> SwitchRequest {
-        let path = segmenting.names.path(index: s.segments.count, unixSeconds: Int64(SystemClock.unixSeconds()))
+        var path = segmenting.names.path(index: s.segments.count, unixSeconds: Int64(SystemClock.unixSeconds()))
+        let used = Set(s.segments.map(\.path))
+        if used.contains(path) {
+            let dot = path.lastIndex(of: ".").flatMap { path[$0...].contains("/") ? nil : $0 } ?? path.endIndex
+            var number = 2
+            while used.contains(String(path[..<dot]) + "-\(number)" + String(path[dot...])) { number += 1 }
+            path = String(path[..<dot]) + "-\(number)" + String(path[dot...])
+        }
         return SwitchRequest(path: path, file: nil, overwrite: settings.overwrite, orientation: s.orientation)
     }
 
@@ -50,11 +59,12 @@ extension RecordingPipeline {
     }
 
     /// Asks for an automatic switch at the next frame, unless one is waiting (the writing thread,
-    /// when the file reaches the segment size).
-    func requestAutomaticSwitch() {
+    /// when segment `index`'s file reaches the segment size). Only the newest segment started
+    /// switches: an older one still filling (the encoder's delay) has already been switched from.
+    func requestAutomaticSwitch(from index: Int) {
         guard let segmenting = settings.segments else { return }
         state.withLock { s in
-            guard s.pendingSwitch == nil, !s.stopping else { return }
+            guard s.pendingSwitch == nil, !s.stopping, index == s.segments.count - 1 else { return }
             s.pendingSwitch = automaticSwitch(segmenting, in: s)
         }
     }
@@ -64,10 +74,14 @@ extension RecordingPipeline {
         index == 0 ? 0 : Self.ticks(Int64(segments[index].time &- videoStart), rate: Int64(timescale))
     }
 
-    /// Where segment `index` starts, in audio ticks from the recording's start.
+    /// Where segment `index` starts, in audio ticks from the recording's start: its video start
+    /// in audio ticks, so the audio is split exactly where the video switches.
     func audioStartTicks(of index: Int, in segments: [SegmentStart], videoStart: UInt64) -> Int64 {
-        index == 0 ? 0 : Self.ticks(Int64(segments[index].time &- videoStart), rate: audioRate)
+        audioTicks(videoTicks: videoStartTicks(of: index, in: segments, videoStart: videoStart))
     }
+
+    /// Video ticks as audio ticks (rounded down), the one conversion every split and cut uses.
+    func audioTicks(videoTicks: Int64) -> Int64 { videoTicks * audioRate / Int64(timescale) }
 
     var audioRate: Int64 { Int64(audio?.format.sampleRate ?? 1) }
 }

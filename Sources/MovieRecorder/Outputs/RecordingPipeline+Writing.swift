@@ -132,7 +132,9 @@ extension RecordingPipeline {
         let end = startTicks(of: index).video
         for earlier in segments.open.keys.sorted() where earlier < index {
             guard let segment = segments.open[earlier], segment.videoEnd == nil else { continue }
-            segment.videoEnd = end - startTicks(of: earlier).video
+            let start = startTicks(of: earlier)
+            segment.videoEnd = end - start.video
+            segment.audioLimit = audioTicks(videoTicks: end) - start.audio
         }
         segments.videoSegment = index
         for earlier in segments.open.keys.sorted() where earlier < index { try finishIfComplete(earlier, &segments) }
@@ -157,7 +159,10 @@ extension RecordingPipeline {
         for index in segments.open.keys.sorted() {
             guard let segment = segments.open[index] else { continue }
             if segment.videoEnd == nil, let videoStart, let videoEnd {
-                segment.videoEnd = Self.ticks(Int64(videoEnd - videoStart), rate: Int64(timescale)) - startTicks(of: index).video
+                let end = Self.ticks(Int64(videoEnd - videoStart), rate: Int64(timescale))
+                let start = startTicks(of: index)
+                segment.videoEnd = end - start.video
+                segment.audioLimit = audioTicks(videoTicks: end) - start.audio
             }
             try segment.finish(audioRate: audioRate, timescale: timescale)
         }
@@ -204,7 +209,7 @@ extension RecordingPipeline {
     /// ``MovieFileOutput/minFreeDiskSpaceLimit`` (checked twice a second).
     private func checkLimits(_ current: RecordingSegment) {
         let bytesWritten = current.writer.bytesWritten
-        if let size = settings.segments?.fileSize, bytesWritten >= size { requestAutomaticSwitch() }
+        if let size = settings.segments?.fileSize, bytesWritten >= size { requestAutomaticSwitch(from: current.index) }
         if let limit = settings.maxFileSize, bytesWritten >= limit {
             beginStop(reason: RecordingError(.maximumFileSizeReached,
                 "MovieFileOutput: the maximum file size (\(limit) bytes) was reached"))
@@ -241,10 +246,18 @@ extension RecordingPipeline {
     /// newest as the recording's result, the others as finished segments. A file created for a
     /// switch that was never made is removed.
     func finish(_ segments: inout OpenSegments) {
-        let (failed, pending) = state.withLock { s in (s.failed != nil, s.pendingSwitch) }
+        let (failed, pending, started) = state.withLock { s in (s.failed != nil, s.pendingSwitch, s.segments) }
         if let file = pending?.file, let path = pending?.path {
             try? file.close()
             try? RandomAccessFile.remove(path)
+        }
+        // A switch made at a frame that never reached a file (the recording stopped or failed
+        // first): the file created for it goes.
+        let newestOpened = max(segments.videoSegment, segments.open.keys.max() ?? 0)
+        for start in started.dropFirst(newestOpened + 1) {
+            guard let file = start.file else { continue }
+            try? file.close()
+            try? RandomAccessFile.remove(start.path)
         }
         let indices = segments.open.keys.sorted()
         for index in indices {

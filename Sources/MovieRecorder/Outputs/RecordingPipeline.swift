@@ -290,7 +290,9 @@ final class RecordingPipeline: Sendable {
             let now = MonotonicClock.now()
             s.rotationChanges.append((s.segments.count - 1, RotationChange(time: Self.duration(nanoseconds: now > start ? now - start : 0),
                                                                           orientation: orientation)))
-            if let segmenting = settings.segments, segmenting.onRotationChange, s.pendingSwitch?.file == nil {
+            if s.pendingSwitch != nil {
+                s.pendingSwitch?.orientation = orientation  // the file waiting for its first frame turns too
+            } else if let segmenting = settings.segments, segmenting.onRotationChange {
                 s.pendingSwitch = automaticSwitch(segmenting, in: s)
             }
         }

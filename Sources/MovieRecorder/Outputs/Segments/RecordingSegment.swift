@@ -25,6 +25,9 @@ final class RecordingSegment: @unchecked Sendable {
     /// Whether the video of this segment is complete (a later segment's first frame came, or
     /// the recording's video ended), and where it ends, in video ticks from the segment's start.
     var videoEnd: Int64?
+    /// Where the audio is cut, in ticks of the sample rate from the segment's start: where the
+    /// next segment's audio starts, or the recording's video end.
+    var audioLimit: Int64?
     var audioEnded: Bool
     /// How long ``finish(audioRate:timescale:)`` took.
     var finalizationDuration: Duration = .zero
@@ -127,8 +130,7 @@ final class RecordingSegment: @unchecked Sendable {
         let videoSpan = videoEnd ?? 0
         var endTimes = [videoTrack: (firstDecodeTime ?? 0) + videoSpan]
         if let audioTrack {
-            let videoEndInAudioTicks = videoSpan * audioRate / Int64(timescale)
-            endTimes[audioTrack] = min(videoEndInAudioTicks, audioEnd ?? .max)
+            endTimes[audioTrack] = min(audioLimit ?? videoSpan * audioRate / Int64(timescale), audioEnd ?? .max)
         }
         _ = try writer.finish(endTimes: endTimes)
         try file.synchronize()
