@@ -97,9 +97,13 @@ import Testing
             audio: ToneSource(realTime: false), names: try SegmentFileNames(pattern: dir.file("seg-%02d.mov"))) { output in
             output.encoderSettings = lossless(bFrames: bFrames)
             output.audioSettings = .lpcm
-            if bySize { output.segmentFileSize = 400_000 } else { output.segmentDuration = .milliseconds(1300) }
+            // Fragments every 0.2 s, so the file's size (what is on the disk) grows smoothly.
+            output.movieFragmentInterval = .milliseconds(200)
+            if bySize { output.segmentFileSize = 200_000 } else { output.segmentDuration = .milliseconds(1300) }
         }
-        #expect(recorded.paths.count >= 3 && recorded.results.count == recorded.paths.count, "\(recorded.paths)")
+        // By size the switch follows the bytes on the disk, which lag the capture by the queues
+        // (seconds, for a file source under load): at least one switch is certain, three likely.
+        #expect(recorded.paths.count >= (bySize ? 2 : 4) && recorded.results.count == recorded.paths.count, "\(recorded.paths)")
         #expect(recorded.results.map(\.path) == recorded.paths)
         // A size reached while the encoder's delay keeps the old file filling switches once.
         #expect(recorded.results.dropLast().allSatisfy { $0.frameCount >= 10 }, "\(recorded.results.map(\.frameCount))")
