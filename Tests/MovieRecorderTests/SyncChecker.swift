@@ -197,3 +197,21 @@ enum SyncMarkFiles {
         try Data(file).write(to: URL(fileURLWithPath: path))
     }
 }
+
+/// Plays `path` in headless Chromium for a moment and reads how many bytes of its audio were
+/// decoded (`webkitAudioDecodedByteCount`), with what the page showed.
+func chromiumAudioDecoded(of path: String, in dir: TemporaryDirectory) throws -> (bytes: Int, text: String) {
+    let page = """
+        <html><body><video id="v" src="file://\(path)" autoplay></video><pre id="out">pending</pre><script>
+        const v = document.getElementById('v');
+        v.addEventListener('error', () => { document.getElementById('out').textContent = 'error ' + (v.error && v.error.code); });
+        setTimeout(() => { document.getElementById('out').textContent = 'audio=' + v.webkitAudioDecodedByteCount; }, 1500);
+        </script></body></html>
+        """
+    try page.write(toFile: dir.file("page.html"), atomically: true, encoding: .utf8)
+    let result = try run("chromium", ["--headless", "--no-sandbox", "--disable-gpu", "--autoplay-policy=no-user-gesture-required",
+                                      "--allow-file-access-from-files", "--virtual-time-budget=4000", "--dump-dom",
+                                      "file://" + dir.file("page.html")])
+    let text = String(result.output.components(separatedBy: "<pre id=\"out\">").last?.prefix { $0 != "<" } ?? "")
+    return (text.hasPrefix("audio=") ? Int(text.dropFirst(6)) ?? 0 : 0, text)
+}

@@ -20,7 +20,9 @@ package struct AACSampleEntry: Hashable, Sendable {
         if aac.sampleRate <= 65535 {
             writeVersion1Fields(to: &w)
         } else {
-            writeVersion2Fields(to: &w)
+            // Compressed: no bits per channel, flags or fixed packet size; 1024 frames per packet.
+            SoundSampleEntry.writeVersion2Fields(to: &w, sampleRate: aac.sampleRate, channelCount: aac.channelCount, bitsPerChannel: 0,
+                                                 flags: 0, bytesPerPacket: 0, framesPerPacket: UInt32(AACFormat.framesPerPacket))
         }
         // writeAtom throws only past 4 GiB.
         try? w.writeAtom("wave") { w in
@@ -54,25 +56,6 @@ package struct AACSampleEntry: Hashable, Sendable {
         w.write(UInt32(0))  // bytes per packet: variable
         w.write(UInt32(0))  // bytes per frame: variable
         w.write(UInt32(2))  // bytes per sample
-    }
-
-    private func writeVersion2Fields(to w: inout ByteWriter) {
-        w.write(UInt16(2))  // version
-        w.write(UInt16(0))  // revision level
-        w.write(UInt32(0))  // vendor
-        w.write(UInt16(3))  // always 3
-        w.write(UInt16(16))  // always 16
-        w.write(Int16(-2))  // always -2
-        w.write(UInt16(0))  // always 0
-        w.write(UInt32(0x0001_0000))  // always 65536
-        w.write(UInt32(72))  // sizeOfStructOnly
-        w.write(Double(aac.sampleRate).bitPattern)
-        w.write(UInt32(aac.channelCount))
-        w.write(UInt32(0x7F00_0000))
-        w.write(UInt32(0))  // constBitsPerChannel: compressed
-        w.write(UInt32(0))  // formatSpecificFlags
-        w.write(UInt32(0))  // constBytesPerAudioPacket: variable
-        w.write(UInt32(AACFormat.framesPerPacket))  // constLPCMFramesPerAudioPacket
     }
 
     /// Reads an `mp4a` description; the encoder delay is not in it (the edit list has it), so

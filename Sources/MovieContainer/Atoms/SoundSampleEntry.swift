@@ -37,28 +37,38 @@ package struct SoundSampleEntry: Hashable, Sendable {
             w.write(UInt16(0))  // packet size
             w.write(pcm.sampleRate << 16)  // 16.16
         } else {
-            w.write(UInt16(2))
-            w.write(UInt16(0))
-            w.write(UInt32(0))
-            w.write(UInt16(3))  // always 3
-            w.write(UInt16(16))  // always 16
-            w.write(Int16(-2))  // always -2
-            w.write(UInt16(0))  // always 0
-            w.write(UInt32(0x0001_0000))  // always 65536
-            w.write(UInt32(72))  // sizeOfStructOnly
-            w.write(Double(pcm.sampleRate).bitPattern)
-            w.write(UInt32(pcm.channelCount))
-            w.write(UInt32(0x7F00_0000))
-            w.write(UInt32(pcm.bitsPerChannel))
-            w.write(formatSpecificFlags)
-            w.write(UInt32(pcm.bytesPerFrame))  // constBytesPerAudioPacket
-            w.write(UInt32(1))  // constLPCMFramesPerAudioPacket
+            Self.writeVersion2Fields(to: &w, sampleRate: pcm.sampleRate, channelCount: pcm.channelCount,
+                                     bitsPerChannel: UInt32(pcm.bitsPerChannel), flags: formatSpecificFlags,
+                                     bytesPerPacket: UInt32(pcm.bytesPerFrame), framesPerPacket: 1)
         }
         if pcm.channelCount <= 2 {
             let chan = ChannelLayoutAtom(layoutTag: pcm.channelCount == 1 ? ChannelLayoutAtom.mono : ChannelLayoutAtom.stereo)
             w.write(contentsOf: chan.encoded)
         }
         return .init(format: format, body: w.bytes)
+    }
+
+    /// Writes the fixed fields of a version 2 sound description (QuickTime File Format, "Sound
+    /// Sample Description (Version 2)"): the version 0 fields as constants, then the 64-bit
+    /// float rate, the channels, and the packet layout (0 where compressed or variable).
+    static func writeVersion2Fields(to w: inout ByteWriter, sampleRate: UInt32, channelCount: UInt16, bitsPerChannel: UInt32,
+                                    flags: UInt32, bytesPerPacket: UInt32, framesPerPacket: UInt32) {
+        w.write(UInt16(2))  // version
+        w.write(UInt16(0))  // revision level
+        w.write(UInt32(0))  // vendor
+        w.write(UInt16(3))  // always 3
+        w.write(UInt16(16))  // always 16
+        w.write(Int16(-2))  // always -2
+        w.write(UInt16(0))  // always 0
+        w.write(UInt32(0x0001_0000))  // always 65536
+        w.write(UInt32(72))  // sizeOfStructOnly
+        w.write(Double(sampleRate).bitPattern)
+        w.write(UInt32(channelCount))
+        w.write(UInt32(0x7F00_0000))
+        w.write(bitsPerChannel)
+        w.write(flags)
+        w.write(bytesPerPacket)  // constBytesPerAudioPacket
+        w.write(framesPerPacket)  // constLPCMFramesPerAudioPacket
     }
 
     /// The sample description formats that hold uncompressed PCM.

@@ -70,7 +70,7 @@ extension RecordingPipeline {
         case .video(let sample, let index):
             let segment = try self.segment(index, &segments)
             if index > segments.videoSegment { try endVideo(before: index, &segments) }
-            try segment.appendVideo(sample, start: startTicks(of: index).video)
+            try segment.appendVideo(sample, start: segment.start.video)
             for waiting in segments.waitingAudio.removeValue(forKey: index) ?? [] { try write(waiting, &loop, &segments) }
         case .audioFrames(let buffer, let placement, let index):
             guard let segment = segments.open[index] else { return wait(item, for: index, &segments) }
@@ -119,6 +119,7 @@ extension RecordingPipeline {
         let segment = try RecordingSegment(
             index: index, path: start.path, file: start.file, overwrite: start.overwrite, orientation: start.orientation,
             tracks: tracks, configuration: RecordingSegment.configuration(settings, creationTime: QuickTimeTimestamp(unixSeconds: start.unixSeconds)))
+        segment.start = startTicks(of: index)
         if index <= segments.audioEndedThrough { segment.audioEnded = true }
         segments.open[index] = segment
         onSegmentStart(start.path)
@@ -129,12 +130,11 @@ extension RecordingPipeline {
     /// The first frame of segment `index` came: every earlier segment's video ends where it
     /// starts, and those whose audio has ended too are finished.
     private func endVideo(before index: Int, _ segments: inout OpenSegments) throws {
-        let end = startTicks(of: index).video
+        let end = segments.open[index]?.start.video ?? startTicks(of: index).video
         for earlier in segments.open.keys.sorted() where earlier < index {
             guard let segment = segments.open[earlier], segment.videoEnd == nil else { continue }
-            let start = startTicks(of: earlier)
-            segment.videoEnd = end - start.video
-            segment.audioLimit = audioTicks(videoTicks: end) - start.audio
+            segment.videoEnd = end - segment.start.video
+            segment.audioLimit = audioTicks(videoTicks: end) - segment.start.audio
         }
         segments.videoSegment = index
         for earlier in segments.open.keys.sorted() where earlier < index { try finishIfComplete(earlier, &segments) }
@@ -160,9 +160,8 @@ extension RecordingPipeline {
             guard let segment = segments.open[index] else { continue }
             if segment.videoEnd == nil, let videoStart, let videoEnd {
                 let end = Self.ticks(Int64(videoEnd - videoStart), rate: Int64(timescale))
-                let start = startTicks(of: index)
-                segment.videoEnd = end - start.video
-                segment.audioLimit = audioTicks(videoTicks: end) - start.audio
+                segment.videoEnd = end - segment.start.video
+                segment.audioLimit = audioTicks(videoTicks: end) - segment.start.audio
             }
             try segment.finish(audioRate: audioRate, timescale: timescale)
         }

@@ -17,6 +17,9 @@ final class RecordingSegment: @unchecked Sendable {
     let writer: MovieWriter
     let videoTrack: TrackID
     let audioTrack: TrackID?
+    /// Where the segment starts on the recording's timeline, in video and audio ticks; set when
+    /// the writing thread opens it (the first segment starts at 0).
+    var start: (video: Int64, audio: Int64) = (0, 0)
     /// The decode time of the segment's first video sample, in track ticks (negative with
     /// B-frames).
     var firstDecodeTime: Int64?
