@@ -27,7 +27,7 @@ let package = Package(
         .target(name: "MovieContainer", swiftSettings: strict),
         // One thin C module per system library: its header for Swift, a C shim for what Swift
         // cannot call, and the library's functions forwarded to it opened on first use (dlopen),
-        // so a command that never encodes or captures does not load x264, ALSA, libv4l2 or
+        // so a command that never encodes or captures does not load x264, ALSA, libv4l2, libyuv or
         // TurboJPEG at start. The headers come from Debian's -dev packages on the default paths
         // (Scripts/install-dependencies); nothing is linked at build time.
         .target(name: "CX264", dependencies: ["CLinux"]),
@@ -35,20 +35,21 @@ let package = Package(
         .target(name: "CV4L2", dependencies: ["CLinux"]),
         .target(name: "CTurboJPEG", dependencies: ["CLinux"]),
         .target(name: "CAVCodec", dependencies: ["CLinux"]),
-        // Linux calls glibc hides behind _GNU_SOURCE (fallocate), and the loader the five use.
+        .target(name: "CYUV", dependencies: ["CLinux"]),
+        // Linux calls glibc hides behind _GNU_SOURCE (fallocate), and the loader the others use.
         .target(name: "CLinux"),
         // Files, mappings, threads, bounded queues, the clock and the library loader: internal to
         // this package (`package` access), the only Swift code that calls the system directly.
         .target(
             name: "MoviePlatform",
-            dependencies: ["MovieContainer", "CLinux", "CX264", "CALSA", "CV4L2", "CTurboJPEG", "CAVCodec"],
+            dependencies: ["MovieContainer", "CLinux", "CX264", "CALSA", "CV4L2", "CTurboJPEG", "CAVCodec", "CYUV"],
             swiftSettings: strict
         ),
-        // Where media comes from: V4L2 cameras, ALSA microphones, the test pattern and tone,
-        // Y4M and WAV files.
+        // Where media comes from: V4L2 cameras (their formats converted by libyuv and TurboJPEG),
+        // recorded camera buffers, ALSA microphones, the test pattern and tone, Y4M and WAV files.
         .target(
             name: "MovieCapture",
-            dependencies: ["MovieContainer", "MoviePlatform", "CV4L2", "CALSA", "CLinux"],
+            dependencies: ["MovieContainer", "MoviePlatform", "CV4L2", "CALSA", "CTurboJPEG", "CYUV", "CLinux"],
             swiftSettings: strict
         ),
         // H.264 through libx264, AAC through FFmpeg's libavcodec, JPEG through TurboJPEG, Exif.

@@ -25,6 +25,6 @@ func devices(_ args: inout Arguments) throws -> Int32 {
     print("microphones:")
     if microphones.isEmpty { print("  (none found by ALSA)") }
     for mic in microphones { print("  \(mic.name): \(mic.description)") }
-    print("synthetic: --video testsrc, --audio tone; files: --video FILE.y4m, --audio FILE.wav")
+    print("synthetic: --video testsrc, --audio tone; files: --video FILE.y4m, --video FILE.yuyv|.mjpeg|… (recorded camera buffers), --audio FILE.wav")
     return 0
 }

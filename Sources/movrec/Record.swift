@@ -3,7 +3,7 @@ import MovieRecorder
 /// `movrec record`: a movie from a camera, the test pattern or a file.
 enum RecordCommand {
     static let usage = """
-        record OUT.mov [--video DEVICE|testsrc|FILE.y4m] [--audio DEVICE|tone|FILE.wav|none]
+        record OUT.mov [--video DEVICE|testsrc|FILE.y4m|FILE.yuyv|FILE.mjpeg] [--audio DEVICE|tone|FILE.wav|none]
                [--size WxH] [--fps N[/D]] [--rotation A] [--mirror] [--duration S] [--overwrite]
                [--preset P] [--tune T] [--profile P] [--crf N | --bitrate KBITS] [--keyint N]
                [--bframes N] [--threads N] [--x264-params k=v:k=v] [--quiet]
@@ -15,8 +15,9 @@ enum RecordCommand {
                [--fragment-interval S | --no-fragments] [--sync]
             Record H.264 and AAC (or --audio-codec lpcm; AAC at --audio-bitrate, default 128
             kbit/s for stereo, 64 for mono) into a QuickTime movie from a V4L2 camera (default
-            /dev/video0), the test pattern or a Y4M file, and an ALSA device, a tone or a WAV file
-            (default none). --sync-marks makes the test pattern flash white and the tone click at
+            /dev/video0), the test pattern, a Y4M file or recorded camera buffers (.yuyv, .uyvy,
+            .nv12, .nv21, .rgb, .bgr, .i420 with --size and --fps, or a .mjpeg stream), and an ALSA
+            device, a tone or a WAV file (default none). --sync-marks makes the test pattern flash white and the tone click at
             every whole second, to check audio-video sync. The rotation goes into the track matrix. Ctrl-C or SIGTERM stops cleanly with
             a finalized movie; --duration stops after that many seconds of media. With --gravity
             the angle comes from the accelerometer and the camera's mounting (the driver's, or
@@ -30,7 +31,7 @@ enum RecordCommand {
         """
 }
 
-/// `movrec record OUT.mov [--video DEVICE|testsrc|FILE.y4m] [--audio DEVICE|tone|FILE.wav|none] …`
+/// `movrec record OUT.mov [--video DEVICE|testsrc|FILE.y4m|FILE.yuyv|FILE.mjpeg] [--audio DEVICE|tone|FILE.wav|none] …`
 func record(_ arguments: Arguments) async throws -> Int32 {
     let options = try RecordOptions(parsing: arguments)
     let sources = try RecordSources(options)

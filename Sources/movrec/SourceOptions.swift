@@ -13,6 +13,10 @@ func makeVideoSource(_ spec: String, size: (Int, Int)?, frameRate: FrameRate?, m
     if spec.hasSuffix(".y4m") {
         return try Y4MFileSource(path: spec)
     }
+    if !spec.hasPrefix("/dev/"), CameraReplaySource.cameraFormat(forExtensionOf: spec) != nil {
+        // Recorded camera buffers, through the path a camera's buffers take.
+        return try CameraReplaySource(path: spec, width: size?.0, height: size?.1, frameRate: frameRate ?? FrameRate(frames: 30))
+    }
     return try V4L2Camera(path: spec, width: size?.0, height: size?.1, frameRate: frameRate)
 }
 

@@ -14,6 +14,10 @@
 const char *CV4L2_load(void);
 const char *CV4L2_loadConvert(void);
 
+// A libv4lconvert converter for recorded buffers, with no device behind it (v4lconvert_create
+// needs one to answer VIDIOC_QUERYCAP). NULL when it cannot be made.
+struct v4lconvert_data *CV4L2_createOfflineConverter(void);
+
 static inline int CV4L2_open(const char *path, int flags) { return v4l2_open(path, flags); }
 static inline int CV4L2_ioctl(int fd, unsigned long request, void *arg) { return v4l2_ioctl(fd, request, arg); }
 

@@ -10,8 +10,11 @@ internal import CV4L2
 /// ``VideoSource``.
 ///
 /// Capture uses memory-mapped streaming with six buffers, polled on a dedicated thread. I420
-/// (`YU12`) and NV12 pass to the encoder without a copy; other formats (YUYV, UYVY, MJPEG, RGB…)
-/// are converted to I420 by libv4lconvert. Timestamps are the driver's monotonic capture times;
+/// (`YU12`) and NV12 pass to the encoder without a copy; YUYV, UYVY, NV21 and RGB are converted
+/// to I420 by libyuv, Motion JPEG is decoded straight to planes by TurboJPEG (full range, which
+/// the movie records), and anything else (Bayer, vendor formats) by libv4lconvert — on the
+/// capture thread, the driver's buffer queued again as soon as it is converted
+/// (<doc:CameraFormats>). Timestamps are the driver's monotonic capture times;
 /// skipped sequence numbers count as dropped frames; buffers flagged `V4L2_BUF_FLAG_ERROR` are
 /// reported as corrupt and left out; a device that disappears (ENODEV, POLLERR) ends capture with
 /// an interruption.
@@ -35,7 +38,8 @@ public final class V4L2Camera: VideoSource {
 
     /// The device as discovered.
     public let device: CameraDevice
-    /// The format frames are delivered in: I420 or NV12 at the chosen size and rate.
+    /// The format frames are delivered in: I420 or NV12 at the chosen size and rate (full range
+    /// for Motion JPEG).
     public let format: VideoFormat
     /// The camera's own pixel format that was chosen.
     public let nativePixelFormat: V4L2PixelFormat
@@ -58,7 +62,8 @@ public final class V4L2Camera: VideoSource {
     ///   - height: An exact height, with `width`.
     ///   - frameRate: an exact rate; otherwise 30 fps when offered, else the fastest.
     ///   - pixelFormat: the camera format to capture, such as `.yuyv`; otherwise I420 or NV12
-    ///     when offered (no conversion), else the first the camera lists that libv4lconvert reads.
+    ///     when offered (no conversion), else YUYV, UYVY, NV21, MJPEG, RGB or BGR, else the first
+    ///     the camera lists (converted by libv4lconvert).
     ///   - quality: The size preset used when no exact size is given.
     /// - Throws: ``DeviceError``: missing (`notFound`), no permission (`permissionDenied`, add
     ///   the user to the video group), not a capture device (`notSupported`), or a size, rate
@@ -79,7 +84,8 @@ public final class V4L2Camera: VideoSource {
                                      pixelFormat: pixelFormat, quality: quality)
         nativePixelFormat = choice.format
         format = VideoFormat(width: choice.width, height: choice.height,
-                             pixelFormat: choice.format.directPixelFormat ?? .i420, frameRate: choice.rate)
+                             pixelFormat: choice.format.directPixelFormat ?? .i420, frameRate: choice.rate,
+                             color: CameraPictureConverter.color(for: choice.format))
         thread = SourceThread(sourceName: path, threadName: "movrec-v4l2")
     }
 
@@ -119,7 +125,7 @@ public final class V4L2Camera: VideoSource {
         return CameraMounting(position: position, sensorRotation: (360 - Int(rotation ?? 0)) % 360)
     }
 
-    package static let preference: [V4L2PixelFormat] = [.yuv420, .nv12, .yuyv, .uyvy, .mjpeg, .rgb24, .bgr24]
+    package static let preference: [V4L2PixelFormat] = [.yuv420, .nv12, .yuyv, .uyvy, .nv21, .mjpeg, .rgb24, .bgr24]
 
     package static func choose(from formats: [CameraFormat], device: String, width: Int?, height: Int?, frameRate: FrameRate?,
                        pixelFormat: V4L2PixelFormat?, quality: Quality) throws(DeviceError)

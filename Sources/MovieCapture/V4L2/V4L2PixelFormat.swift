@@ -31,15 +31,17 @@ public struct V4L2PixelFormat: Hashable, Sendable, CustomStringConvertible {
     public static let yuv420 = V4L2PixelFormat("YU12")!
     /// Planar Y, then interleaved U/V, 4:2:0 (`NV12`); passed on without conversion.
     public static let nv12 = V4L2PixelFormat("NV12")!
-    /// Packed 4:2:2, Y U Y V (`YUYV`); converted to I420 by libv4lconvert.
+    /// Planar Y, then interleaved V/U, 4:2:0 (`NV21`); converted to I420 by libyuv.
+    public static let nv21 = V4L2PixelFormat("NV21")!
+    /// Packed 4:2:2, Y U Y V (`YUYV`); converted to I420 by libyuv.
     public static let yuyv = V4L2PixelFormat("YUYV")!
-    /// Packed 4:2:2, U Y V Y (`UYVY`); converted to I420 by libv4lconvert.
+    /// Packed 4:2:2, U Y V Y (`UYVY`); converted to I420 by libyuv.
     public static let uyvy = V4L2PixelFormat("UYVY")!
-    /// Motion JPEG (`MJPG`), one JPEG picture a frame; converted to I420 by libv4lconvert.
+    /// Motion JPEG (`MJPG`), one JPEG picture a frame; decoded to I420 by TurboJPEG.
     public static let mjpeg = V4L2PixelFormat("MJPG")!
-    /// Packed 8-bit RGB, three bytes a pixel (`RGB3`); converted to I420 by libv4lconvert.
+    /// Packed 8-bit RGB, three bytes a pixel (`RGB3`); converted to I420 by libyuv.
     public static let rgb24 = V4L2PixelFormat("RGB3")!
-    /// Packed 8-bit BGR, three bytes a pixel (`BGR3`); converted to I420 by libv4lconvert.
+    /// Packed 8-bit BGR, three bytes a pixel (`BGR3`); converted to I420 by libyuv.
     public static let bgr24 = V4L2PixelFormat("BGR3")!
 
     /// The library pixel format this code is without conversion, if any.

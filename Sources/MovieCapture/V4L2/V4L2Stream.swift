@@ -9,21 +9,16 @@ internal import CV4L2
 /// One streaming session of a V4L2 camera: its format, its memory-mapped buffers and the
 /// capture loop.
 ///
-/// Buffers of formats the encoder takes directly are lent to frames and queued again when the
-/// last frame holding one is released; the mappings and the device stay open until then, even
-/// after capture stops.
+/// Each dequeued buffer goes to a ``CameraBufferDelivery``: lent to frames when the encoder takes
+/// its format (queued again when the last frame holding it is released), else converted and
+/// queued again at once. The mappings and the device stay open until no frame holds a buffer,
+/// even after capture stops.
 package final class V4L2Stream: @unchecked Sendable {
-    // @unchecked: `converter` and the format are used by the capture thread only; the buffer
-    // bookkeeping is guarded by `lending`.
+    // @unchecked: the format is used by the capture thread only; the buffer bookkeeping is
+    // guarded by `lending`.
     private let device: V4L2Device
     private let mappings: [(pointer: UnsafeMutableRawPointer, length: Int)]
-    private let sourceFormat: v4l2_format
-    private let width: Int
-    private let height: Int
-    private let bytesPerLine: Int
-    private let direct: PixelFormat?
-    private let converter: OpaquePointer?
-    private let pool: PixelBufferPool?
+    private let delivery: CameraBufferDelivery
     private let lending = LockedValue<(outstanding: Int, closing: Bool, closed: Bool)>((0, false, false))
 
     package static let bufferCount: UInt32 = 6
@@ -32,7 +27,7 @@ package final class V4L2Stream: @unchecked Sendable {
         let path = camera.device.path
         let dev = try V4L2Device(path: path)
         var mapped: [(UnsafeMutableRawPointer, Int)] = []
-        var converter: OpaquePointer?
+        let delivery: CameraBufferDelivery
         do throws(DeviceError) {
             var fmt = v4l2_format()
             fmt.type = UInt32(V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue)
@@ -75,37 +70,29 @@ package final class V4L2Stream: @unchecked Sendable {
                 mapped.append((pointer, length))
                 try dev.ioctl(CV4L2_VIDIOC_QBUF(), &buffer, step: "queueing buffer \(index)")
             }
-            direct = camera.nativePixelFormat.directPixelFormat
-            if direct == nil {
-                converter = v4lconvert_create(dev.fd)
-                guard converter != nil else {
-                    throw DeviceError(.failed, device: path, step: "starting libv4lconvert", detail: "v4lconvert_create failed")
-                }
-            }
+            // Six pooled pictures: one being converted, the rest queued for the outputs.
+            delivery = try CameraBufferDelivery(pixelFormat: camera.nativePixelFormat, width: camera.format.width,
+                                                height: camera.format.height, bytesPerLine: Int(fmt.fmt.pix.bytesperline),
+                                                descriptor: dev.fd, device: path, live: true, poolCount: 6)
             var type = Int32(V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue)
             try dev.ioctl(CV4L2_VIDIOC_STREAMON(), &type, step: "starting the stream (VIDIOC_STREAMON)")
-            sourceFormat = fmt
         } catch {
             for (pointer, length) in mapped { _ = v4l2_munmap(pointer, length) }
-            if let converter { v4lconvert_destroy(converter) }
             dev.close()
             throw error
         }
         device = dev
         mappings = mapped
-        width = camera.format.width
-        height = camera.format.height
-        bytesPerLine = Int(sourceFormat.fmt.pix.bytesperline)
-        self.converter = converter
-        pool = direct == nil ? PixelBufferPool(bufferSize: PixelFormat.i420.byteCount(width: width, height: height), count: 6) : nil
+        self.delivery = delivery
     }
+
+    /// How long converted buffers were held.
+    package var conversionStatistics: ConversionStatistics { delivery.statistics }
 
     /// Captures until `run` is asked to stop or the device fails; then stops streaming, and
     /// only then reports a failure as the run's last event, so a restart from that event's
     /// handler finds the device released.
     package func run(_ run: CaptureRun, handler: @Sendable (VideoSourceEvent) -> Void) {
-        var lastSequence: UInt32?
-        var frameCount: UInt64 = 0
         var ending: InterruptionReason?
         capture: while !run.isStopRequested {
             var pfd = pollfd(fd: device.fd, events: Int16(POLLIN), revents: 0)
@@ -133,23 +120,13 @@ package final class V4L2Stream: @unchecked Sendable {
                     message: lost ? "the camera was disconnected (ENODEV)" : "taking a frame (VIDIOC_DQBUF) failed: \(String(cString: strerror(e)))")
                 break
             }
-            if let last = lastSequence {
-                let gap = buffer.sequence &- last &- 1
-                if gap > 0 && gap < 1_000_000 { handler(.dropped(count: Int(gap))) }
-            }
-            lastSequence = buffer.sequence
-            if buffer.flags & UInt32(V4L2_BUF_FLAG_ERROR) != 0 {
-                requeue(buffer.index)
-                handler(.corrupted)
-                continue
-            }
-            let timestamp = Self.timestamp(of: buffer)
-            frameCount += 1
-            if let direct {
-                deliverDirect(buffer, format: direct, timestamp: timestamp, handler: handler)
-            } else {
-                deliverConverted(buffer, timestamp: timestamp, handler: handler)
-            }
+            let mapping = mappings[Int(buffer.index)]
+            let used = buffer.bytesused == 0 ? mapping.length : min(Int(buffer.bytesused), mapping.length)
+            lending.withLock { $0.outstanding += 1 }
+            let dequeued = DequeuedBuffer(bytes: UnsafeRawBufferPointer(start: mapping.pointer, count: used),
+                                          sequence: buffer.sequence, timestamp: Self.timestamp(of: buffer),
+                                          isError: buffer.flags & UInt32(V4L2_BUF_FLAG_ERROR) != 0)
+            delivery.deliver(dequeued, holder: BufferLease(stream: self, index: buffer.index), run: run, handler: handler)
         }
         shutdown()
         if let ending { run.finish { handler(.interrupted(ending)) } }
@@ -170,58 +147,6 @@ package final class V4L2Stream: @unchecked Sendable {
         // A wrapped or bogus driver timestamp must not corrupt the timeline.
         let distance = ns > now ? ns - now : now - ns
         return distance < 1_000_000_000 ? ns : now
-    }
-
-    private func deliverDirect(_ buffer: v4l2_buffer, format: PixelFormat, timestamp: UInt64,
-                               handler: @Sendable (VideoSourceEvent) -> Void) {
-        let stride = max(bytesPerLine, width)
-        let needed = stride * height + stride * ((height + 1) / 2)
-        guard Int(buffer.bytesused) >= needed || buffer.bytesused == 0 && mappings[Int(buffer.index)].length >= needed else {
-            requeue(buffer.index)
-            handler(.corrupted)
-            return
-        }
-        let base = mappings[Int(buffer.index)].pointer
-        let chroma = (height + 1) / 2
-        let y = PlaneView(baseAddress: UnsafeRawPointer(base), bytesPerRow: stride, height: height)
-        let planes: [PlaneView]
-        switch format {
-        case .i420:
-            let u = base + stride * height
-            let v = u + (stride / 2) * chroma
-            planes = [y, PlaneView(baseAddress: UnsafeRawPointer(u), bytesPerRow: stride / 2, height: chroma),
-                      PlaneView(baseAddress: UnsafeRawPointer(v), bytesPerRow: stride / 2, height: chroma)]
-        case .nv12:
-            planes = [y, PlaneView(baseAddress: UnsafeRawPointer(base + stride * height), bytesPerRow: stride, height: chroma)]
-        }
-        lending.withLock { $0.outstanding += 1 }
-        let lease = BufferLease(stream: self, index: buffer.index)
-        handler(.frame(VideoFrame(width: width, height: height, pixelFormat: format, timestamp: timestamp,
-                                  sequenceNumber: UInt64(buffer.sequence), planes: planes, storage: lease)))
-    }
-
-    private func deliverConverted(_ buffer: v4l2_buffer, timestamp: UInt64, handler: @Sendable (VideoSourceEvent) -> Void) {
-        guard let pool, let lease = pool.lease() else {
-            requeue(buffer.index)
-            handler(.dropped(count: 1))
-            return
-        }
-        var source = sourceFormat
-        var destination = sourceFormat
-        destination.fmt.pix.pixelformat = V4L2PixelFormat.yuv420.rawValue
-        destination.fmt.pix.bytesperline = UInt32(width)
-        destination.fmt.pix.sizeimage = UInt32(pool.bufferSize)
-        let size = Int(buffer.bytesused == 0 ? UInt32(mappings[Int(buffer.index)].length) : buffer.bytesused)
-        let written = v4lconvert_convert(converter, &source, &destination,
-                                         mappings[Int(buffer.index)].pointer.assumingMemoryBound(to: UInt8.self), Int32(size),
-                                         lease.base.assumingMemoryBound(to: UInt8.self), Int32(pool.bufferSize))
-        requeue(buffer.index)
-        guard written > 0 else {
-            handler(.corrupted)
-            return
-        }
-        handler(.frame(VideoFrame(packed: lease.base, width: width, height: height, pixelFormat: .i420, timestamp: timestamp,
-                                  sequenceNumber: UInt64(buffer.sequence), storage: lease)))
     }
 
     /// Gives a buffer back to the driver.
@@ -258,7 +183,6 @@ package final class V4L2Stream: @unchecked Sendable {
 
     private func release() {
         for (pointer, length) in mappings { _ = v4l2_munmap(pointer, length) }
-        if let converter { v4lconvert_destroy(converter) }
         device.close()
     }
 }

@@ -164,7 +164,9 @@ package struct PixelAspectRatioAtom: QuickTimeAtom {
 }
 
 /// `colr` of type 'nclc': colour primaries, transfer function and matrix (QuickTime File
-/// Format, "Color Parameter Atoms"; Apple TN2162).
+/// Format, "Color Parameter Atoms"; Apple TN2162). Full-range samples, which 'nclc' cannot
+/// express, get the ISO form 'nclx' with its full-range bit (ISO/IEC 14496-12 12.1.5), which
+/// FFmpeg reads in a QuickTime movie too; the stream's VUI says the same.
 package struct ColorParameterAtom: QuickTimeAtom {
     package static let type: FourCC = "colr"
     package var color: ColorDescription
@@ -172,10 +174,11 @@ package struct ColorParameterAtom: QuickTimeAtom {
     package init(_ color: ColorDescription) { self.color = color }
 
     package func writeBody(to w: inout ByteWriter) {
-        w.write("nclc" as FourCC)
+        w.write((color.isFullRange ? "nclx" : "nclc") as FourCC)
         w.write(color.primaries)
         w.write(color.transferFunction)
         w.write(color.matrix)
+        if color.isFullRange { w.write(UInt8(0x80)) }
     }
 
     package init(body r: inout ByteReader) throws(MovieFormatError) {

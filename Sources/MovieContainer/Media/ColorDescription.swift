@@ -1,5 +1,5 @@
 /// The colour description of a video: CICP code points for primaries, transfer function and
-/// matrix (ITU-T H.273), written as a `colr` 'nclc' atom.
+/// matrix (ITU-T H.273), written as a `colr` 'nclc' atom ('nclx' for full range).
 public struct ColorDescription: Hashable, Sendable {
     /// The colour primaries code point: the `colr` primaries index (H.273 `ColourPrimaries`,
     /// H.264 VUI `colour_primaries`), such as 1 for BT.709.
@@ -11,7 +11,8 @@ public struct ColorDescription: Hashable, Sendable {
     /// H.264 VUI `matrix_coefficients`), such as 1 for BT.709.
     public var matrix: UInt16
     /// A Boolean value that indicates whether samples use the full range rather than video range
-    /// (H.264 VUI `video_full_range_flag`); a 'nclc' `colr` atom has no field for it.
+    /// (H.264 VUI `video_full_range_flag`); a 'nclc' `colr` atom has no field for it, so a
+    /// full-range description is written as 'nclx'.
     public var isFullRange: Bool
 
     /// Creates a colour description from CICP code points (ITU-T H.273).

@@ -62,7 +62,7 @@ package final class H264Encoder: @unchecked Sendable {
             if let maxKbps { param.rc.i_vbv_max_bitrate = Int32(maxKbps) }
             if let buffer { param.rc.i_vbv_buffer_size = Int32(buffer) }
         }
-        if let color = settings.color {
+        if let color = Self.color(settings: settings.color, source: format.color) {
             param.vui.i_colorprim = Int32(color.primaries)
             param.vui.i_transfer = Int32(color.transferFunction)
             param.vui.i_colmatrix = Int32(color.matrix)
@@ -178,6 +178,17 @@ extension H264Encoder {
     /// Whether x264 knows the preset (a name or its number) and every comma-separated tune,
     /// checked before x264 sees them: x264 prints its complaint about an unknown name to
     /// standard error itself.
+    /// The description the stream carries: the settings' primaries and transfer function, and
+    /// the source's matrix and range when it states them (they describe how its samples were
+    /// made, as a JPEG's full-range BT.601).
+    static func color(settings: ColorDescription?, source: ColorDescription?) -> ColorDescription? {
+        guard let source else { return settings }
+        guard var color = settings else { return source }
+        color.matrix = source.matrix
+        color.isFullRange = source.isFullRange
+        return color
+    }
+
     static func isKnown(preset: String, tune: String?) -> Bool {
         let presetKnown = CX264_is_known_name(0, preset) != 0 || (Int(preset).map { (0...9).contains($0) } ?? false)
         let tunes = tune?.split(separator: ",").map(String.init) ?? []

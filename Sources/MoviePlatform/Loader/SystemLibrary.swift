@@ -4,18 +4,19 @@ internal import CAVCodec
 internal import CTurboJPEG
 internal import CV4L2
 internal import CX264
+internal import CYUV
 
 /// The media libraries this package calls, each opened the first time it is needed rather than
 /// when the program starts.
 ///
-/// A program linked with all five would load seven shared objects before `main` whether or not it
+/// A program linked with all of them would load their shared objects before `main` whether or not it
 /// ever encodes or captures; `movrec mux`, `inspect` and `repair` never do (Benchmarks/README.md,
 /// row 23, has what that costs). The C modules
 /// forward each function to the library opened with `dlopen` (`CLINUX_LAZY_LIBRARY` in CLinux.h);
 /// the places that start using a library call ``load()`` first, so a missing one is a typed error
 /// naming the package to install instead of a failure at start.
 package enum SystemLibrary: CaseIterable {
-    case x264, alsa, v4l2, v4lconvert, turboJPEG, avcodec
+    case x264, alsa, v4l2, v4lconvert, turboJPEG, avcodec, yuv
 
     /// The file `dlopen` is asked for.
     package var soname: String {
@@ -26,6 +27,7 @@ package enum SystemLibrary: CaseIterable {
         case .v4lconvert: "libv4lconvert.so.0"
         case .turboJPEG: "libturbojpeg.so.0"
         case .avcodec: "libavcodec.so.\(CAVCodec_codec_major())"
+        case .yuv: "libyuv.so.0"
         }
     }
 
@@ -37,6 +39,7 @@ package enum SystemLibrary: CaseIterable {
         case .v4l2, .v4lconvert: "libv4l-0"
         case .turboJPEG: "libturbojpeg0"
         case .avcodec: "libavcodec\(CAVCodec_codec_major())"
+        case .yuv: "libyuv0"
         }
     }
 
@@ -50,6 +53,7 @@ package enum SystemLibrary: CaseIterable {
         case .v4lconvert: CV4L2_loadConvert()
         case .turboJPEG: CTurboJPEG_load()
         case .avcodec: CAVCodec_load()
+        case .yuv: CYUV_load()
         }
         return failure.map { "loading \(soname) failed (\(String(cString: $0))); install the \(package) package" }
     }

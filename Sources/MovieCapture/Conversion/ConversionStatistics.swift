@@ -1,0 +1,19 @@
+/// How long converted buffers were held: from the moment a buffer was handed over until it went
+/// back to the driver (or the replay), conversion included.
+public struct ConversionStatistics: Hashable, Sendable {
+    /// Buffers converted.
+    public var count = 0
+    /// The sum of the hold times, in nanoseconds.
+    public var totalNanoseconds: UInt64 = 0
+    /// The longest hold time, in nanoseconds.
+    public var maximumNanoseconds: UInt64 = 0
+
+    /// The mean hold time in milliseconds (0 before the first buffer).
+    public var meanMilliseconds: Double { count == 0 ? 0 : Double(totalNanoseconds) / Double(count) / 1e6 }
+
+    mutating func add(_ nanoseconds: UInt64) {
+        count += 1
+        totalNanoseconds += nanoseconds
+        maximumNanoseconds = max(maximumNanoseconds, nanoseconds)
+    }
+}
