@@ -24,12 +24,13 @@ import Testing
         ("record-yuyv", .up),
         ("record-nv12", try! VideoOrientation(rotationAngle: 90)),
         ("record-rgb24", try! VideoOrientation(rotationAngle: 270, isMirrored: true)),
+        ("record-uyvy", try! VideoOrientation(rotationAngle: 180)),
     ]
 
     @Test func everyCasePassesInTheVM() async throws {
         let rig = await DeviceRig.shared.result()
         #expect(rig.status == 0, "run-device-tests exited with \(rig.status) after \(rig.seconds) s:\n\(rig.output)")
-        let names = ["discovery", "record-yuyv", "record-nv12", "record-rgb24", "fault-buf-error", "fault-dropped",
+        let names = ["discovery", "record-yuyv", "record-nv12", "record-rgb24", "record-uyvy", "fault-buf-error", "fault-dropped",
                      "fault-wrap-sequence", "fault-wrap-timestamp", "fault-disconnect", "replug", "alsa-overrun"]
         for name in names {
             let summary = rig.cases[name]
@@ -44,7 +45,7 @@ import Testing
         let discovery = try rig.summary("discovery")
         #expect(discovery["cameras"] == "/dev/video0")
         #expect(discovery["driver"] == "vivid")
-        for code in ["YUYV", "NV12", "RGB3"] {
+        for code in ["YUYV", "NV12", "RGB3", "UYVY"] {
             let rates = discovery["\(code)_640x480"]?.split(separator: ",") ?? []
             #expect(rates.contains("25_fps"), "\(code) at 640x480: \(discovery["\(code)_640x480"] ?? "missing")")
         }

@@ -66,7 +66,7 @@ func run(_ executable: String, _ arguments: [String]) throws -> ProgramResult {
 /// Debian packages that provide the tools the tests use as independent readers.
 let toolPackages = ["ffprobe": "ffmpeg", "ffmpeg": "ffmpeg", "mediainfo": "mediainfo", "exiftool": "libimage-exiftool-perl",
                     "x264": "x264", "gst-launch-1.0": "gstreamer1.0-tools gstreamer1.0-plugins-good gstreamer1.0-plugins-ugly gstreamer1.0-plugins-bad gstreamer1.0-libav",
-                    "chromium": "chromium"]
+                    "chromium": "chromium", "cjpeg": "libjpeg-turbo-progs"]
 
 struct MissingTool: Error, CustomStringConvertible {
     let description: String
@@ -118,6 +118,7 @@ struct ProbedStream: Decodable {
     var duration: String?
     var start_time: String?
     var nb_frames: String?
+    var avg_frame_rate: String?
     var sample_rate: String?
     var channels: Int?
     var side_data_list: [SideData]?

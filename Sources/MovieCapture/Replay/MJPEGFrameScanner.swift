@@ -7,7 +7,8 @@ import Glibc
 /// mjpeg` writes and cameras send) in a file: each from its start-of-image marker to its
 /// end-of-image marker. Marker segments are skipped by their lengths, so an end marker inside
 /// an embedded thumbnail does not end the picture; in the coded data a 0xFF byte is always
-/// followed by 0x00 or a marker, so the first end marker there is the picture's.
+/// followed by 0x00 or a marker, so the first end marker there is the picture's. A start marker
+/// met before it ends a picture that was cut short (its decoder then finds it damaged).
 package struct MJPEGFrameScanner {
     private let file: RandomAccessFile
     private var chunk: [UInt8] = []
@@ -35,8 +36,8 @@ package struct MJPEGFrameScanner {
         return nil
     }
 
-    /// Just past the end-of-image marker, walking the marker segments up to the scan and then
-    /// the coded data; `nil` when the file ends first.
+    /// Just past the end-of-image marker (or at the next start marker), walking the marker
+    /// segments up to the scan and then the coded data; `nil` when the file ends first.
     private mutating func pictureEnd(after offset: UInt64) throws -> UInt64? {
         var position = offset
         // Marker segments: FF, the marker, a big-endian length that counts itself.
@@ -44,6 +45,7 @@ package struct MJPEGFrameScanner {
             guard try byte(at: position) == 0xFF, let marker = try byte(at: position + 1) else { return nil }
             if marker == 0xFF { position += 1; continue }  // fill byte
             if marker == 0xD9 { return position + 2 }
+            if marker == 0xD8 { return position }  // the next picture: this one was cut short
             if marker == 0x01 || (0xD0...0xD7).contains(marker) { position += 2; continue }
             guard let high = try byte(at: position + 2), let low = try byte(at: position + 3) else { return nil }
             position += 2 + UInt64(high) << 8 + UInt64(low)
@@ -53,6 +55,7 @@ package struct MJPEGFrameScanner {
         while let candidate = try nextFF(from: position) {
             guard let next = try byte(at: candidate + 1) else { return nil }
             if next == 0xD9 { return candidate + 2 }
+            if next == 0xD8 { return candidate }  // the next picture: this one was cut short
             position = candidate + 1
         }
         return nil

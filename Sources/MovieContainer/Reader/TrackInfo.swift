@@ -47,6 +47,14 @@ public struct TrackInfo: Sendable {
         return try? VideoSampleEntry(sampleDescription)
     }
 
+    /// The colour description of a video track's `colr` atom ('nclc', or 'nclx' with its
+    /// full-range bit), if it has one.
+    public var color: ColorDescription? {
+        guard let body = videoEntry?.extensions.first(where: { $0.type == ColorParameterAtom.type })?.body else { return nil }
+        var r = ByteReader(body, context: ColorParameterAtom.type)
+        return try? ColorParameterAtom(body: &r).color
+    }
+
     /// The PCM layout, for uncompressed audio tracks.
     public var pcmFormat: PCMFormat? {
         guard mediaType == "soun", let sampleDescription else { return nil }

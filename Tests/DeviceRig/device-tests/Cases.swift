@@ -26,6 +26,7 @@ final class Cases {
         DeviceTestCase(name: "record-rgb24") {
             try await $0.recordFormat(.rgb24, orientation: try VideoOrientation(rotationAngle: 270, isMirrored: true), $1)
         },
+        DeviceTestCase(name: "record-uyvy") { try await $0.recordFormat(.uyvy, orientation: try VideoOrientation(rotationAngle: 180), $1) },
         DeviceTestCase(name: "fault-buf-error") { try await $0.bufferError($1) },
         DeviceTestCase(name: "fault-dropped") { try await $0.droppedBuffers($1) },
         DeviceTestCase(name: "fault-wrap-sequence") { try await $0.wrapSequence($1) },
@@ -120,7 +121,7 @@ final class Cases {
         record.set("card", vivid.name)
         record.set("formats", vivid.formats.count)
         record.expect(vivid.driver == "vivid", "driver \(vivid.driver), expected vivid")
-        for code in ["YUYV", "NV12", "RGB3"] {
+        for code in ["YUYV", "NV12", "RGB3", "UYVY"] {
             guard let format = vivid.formats.first(where: { $0.pixelFormat.description == code }) else {
                 record.fail("no \(code) format among \(vivid.formats.map(\.pixelFormat.description))")
                 continue
