@@ -14,6 +14,8 @@ let package = Package(
         // Starts each run the harness measures and reports its wall time, CPU time and peak RSS:
         // a small C program, so the peak RSS its children inherit from it is about a megabyte.
         .executableTarget(name: "bench-spawn", path: "Spawn"),
+        // Case a2's half of the MJPEG limit: TurboJPEG decoding the same JPEGs alone.
+        .executableTarget(name: "bench-tjdecode", path: "TJDecode", linkerSettings: [.linkedLibrary("turbojpeg")]),
         // What the harness measures of the library through its public API, one case per run.
         .executableTarget(
             name: "bench-worker",

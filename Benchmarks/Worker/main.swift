@@ -21,7 +21,7 @@ func fail(_ message: String) -> Never {
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-guard let command = arguments.first else { fail("usage: bench-worker encode|rotation|live|pattern|tone|size|segments|paced|stop-memory ...") }
+guard let command = arguments.first else { fail("usage: bench-worker encode|replay|convert|rotation|live|pattern|tone|size|segments|paced|stop-memory ...") }
 do {
     switch command {
     case "encode": try await encode(Array(arguments.dropFirst()))
@@ -33,6 +33,8 @@ do {
     case "segments": try await segments(Array(arguments.dropFirst()))
     case "paced": try paced(Array(arguments.dropFirst()))
     case "stop-memory": try stopAndMemory(Array(arguments.dropFirst()))
+    case "replay": try await replay(Array(arguments.dropFirst()))
+    case "convert": try convert(Array(arguments.dropFirst()))
     default: fail("unknown case '\(command)'")
     }
 } catch {

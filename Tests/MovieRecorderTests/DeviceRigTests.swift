@@ -87,6 +87,13 @@ import Testing
         let info = try MovieInfo(source: RandomAccessFile(path: path, mode: .read))
         #expect(info.videoTrack?.orientation == expected)
         #expect((video.rotation ?? 0) == expected.ffprobeRotation, "ffprobe rotation \(video.rotation ?? 0)")
+
+        // vivid's colour bars run from white on the left to black on the right: after ffmpeg
+        // turns the picture as the matrix says, the white bar is where the orientation puts the
+        // left edge, and black faces it. So the conversion kept the picture and its orientation.
+        let edges = try edgeBrightness(afterAutorotating: path)
+        let white = edges.max { $0.value < $1.value }?.key, black = edges.min { $0.value < $1.value }?.key
+        #expect(white == expected.whereLeftEdgeGoes && black == expected.whereLeftEdgeGoes.opposite, "edge luma \(edges)")
     }
 
     @Test func faultsAreReportedAndTheMoviesStayPlayable() async throws {
@@ -232,4 +239,43 @@ actor DeviceRig {
                        directory: directory, cases: cases)
         }
     }
+}
+
+/// A side of a picture as shown.
+enum Edge: String {
+    case left, top, right, bottom
+    var opposite: Edge { [.left: .right, .right: .left, .top: .bottom, .bottom: .top][self]! }
+    /// The side this one is shown at after turning clockwise by `quarterTurns`.
+    func turned(_ quarterTurns: Int) -> Edge {
+        let order: [Edge] = [.left, .top, .right, .bottom]
+        return order[(order.firstIndex(of: self)! + quarterTurns) % 4]
+    }
+}
+
+extension VideoOrientation {
+    /// Where the pixels' left edge is shown: turned clockwise, then flipped left to right.
+    var whereLeftEdgeGoes: Edge {
+        let turned = Edge.left.turned(rotationAngle / 90)
+        return isMirrored && (turned == .left || turned == .right) ? turned.opposite : turned
+    }
+}
+
+/// The mean luma of an 8-pixel strip along the middle third of each side of the first frame
+/// after 2 s, as ffmpeg shows it (turned as the track matrix says).
+func edgeBrightness(afterAutorotating path: String) throws -> [Edge: Int] {
+    let video = try #require(try ffprobeStreams(path).first { $0.codec_type == "video" })
+    let quarter = abs(video.rotation ?? 0) == 90
+    let (width, height) = quarter ? (video.height!, video.width!) : (video.width!, video.height!)
+    let result = try run("ffmpeg", ["-nostdin", "-v", "error", "-ss", "2", "-i", path, "-frames:v", "1", "-f", "rawvideo",
+                                    "-pix_fmt", "gray", "-"])
+    let pixels = [UInt8](result.outputData)
+    try #require(pixels.count == width * height, "decoded \(pixels.count) bytes, expected \(width)x\(height) grey")
+    func mean(_ xs: Range<Int>, _ ys: Range<Int>) -> Int {
+        var sum = 0
+        for y in ys { for x in xs { sum += Int(pixels[y * width + x]) } }
+        return sum / (xs.count * ys.count)
+    }
+    let middleX = width / 3..<2 * width / 3, middleY = height / 3..<2 * height / 3
+    return [.left: mean(0..<8, middleY), .right: mean(width - 8..<width, middleY),
+            .top: mean(middleX, 0..<8), .bottom: mean(middleX, height - 8..<height)]
 }

@@ -1,0 +1,240 @@
+/// a2. Camera formats: recorded YUYV, NV12 and MJPEG buffers through the library's replay source
+/// (the path a V4L2 buffer takes) against ffmpeg and GStreamer reading the same files, with the
+/// x264 CLI on the same pictures already converted to I420 as the limit (plus TurboJPEG decoding
+/// the JPEGs alone, for MJPEG); then the conversion alone, the new stage against libv4lconvert.
+extension Harness {
+    struct CameraCell {
+        var format: String  // yuyv, nv12 or mjpeg: the replay file's extension
+        var width: Int
+        var height: Int
+        var preset: String
+        var frames: Int
+        var name: String { "\(format.uppercased()) \(height)p \(preset)" }
+        var isJPEG: Bool { format == "mjpeg" }
+    }
+
+    /// The cells, with frames for about a second of the x264 CLI's time, as in case a.
+    static func cameraCells(quick: Bool) -> [CameraCell] {
+        let frames: [String: (Int, Int)] = ["ultrafast": (240, 110), "veryfast": (120, 50)]
+        let shapes: [(String, Int, Int)] = quick ? [("yuyv", 1280, 720), ("mjpeg", 1280, 720)]
+            : [("yuyv", 1280, 720), ("yuyv", 1920, 1080), ("mjpeg", 1280, 720), ("mjpeg", 1920, 1080), ("nv12", 1920, 1080)]
+        return shapes.flatMap { format, width, height in
+            (quick ? ["ultrafast"] : ["ultrafast", "veryfast"]).map { preset in
+                CameraCell(format: format, width: width, height: height, preset: preset,
+                           frames: height == 720 ? frames[preset]!.0 : frames[preset]!.1)
+            }
+        }
+    }
+
+    /// The replay file of a cell and the same pictures as I420 in Y4M, made once per harness run:
+    /// testsrc2 as raw YUYV or NV12, or as 4:2:2 JPEGs the way webcams send them (2×1 luma
+    /// sampling, quality 90, by cjpeg; ffmpeg's own MJPEG encoder writes 2×2 luma with 1×2 chroma).
+    func cameraInputs(_ cell: CameraCell) throws -> (replay: String, y4m: String) {
+        let base = "\(work)/camera-\(cell.width)x\(cell.height)-\(cell.frames)"
+        let replay = "\(base).\(cell.format)", y4m = "\(base)-\(cell.format).y4m"
+        let source = "-f lavfi -i testsrc2=size=\(cell.width)x\(cell.height):rate=30 -frames:v \(cell.frames)"
+        if !exists(replay) {
+            if cell.isJPEG {
+                let frames = "\(scratch)/ppm"
+                try shell("rm -rf \(frames) && mkdir -p \(frames) && ffmpeg -y -loglevel error \(source) \(frames)/f%04d.ppm && "
+                          + "for f in \(frames)/f*.ppm; do cjpeg -quality 90 -sample 2x1,1x1,1x1 \"$f\"; done > \(replay).part && "
+                          + "rm -rf \(frames) && mv \(replay).part \(replay)", scratch: scratch)
+            } else {
+                let format = cell.format == "yuyv" ? "yuyv422" : "nv12"
+                try shell("ffmpeg -y -loglevel error \(source) -pix_fmt \(format) -f rawvideo \(replay).part && mv \(replay).part \(replay)",
+                          scratch: scratch)
+            }
+        }
+        if !exists(y4m) {
+            try shell("ffmpeg -y -loglevel error \(ffmpegInput(cell, replay).joined(separator: " ")) -pix_fmt yuv420p "
+                      + "-f yuv4mpegpipe \(y4m).part && mv \(y4m).part \(y4m)", scratch: scratch)
+        }
+        return (replay, y4m)
+    }
+
+    /// ffmpeg's options reading a cell's replay file.
+    func ffmpegInput(_ cell: CameraCell, _ path: String) -> [String] {
+        cell.isJPEG ? ["-f", "mjpeg", "-framerate", "30", "-i", path]
+            : ["-f", "rawvideo", "-pix_fmt", cell.format == "yuyv" ? "yuyv422" : "nv12", "-s", "\(cell.width)x\(cell.height)",
+               "-framerate", "30", "-i", path]
+    }
+
+    /// GStreamer's elements reading a cell's replay file up to raw video the encoder takes: I420
+    /// (NV12 passes as it is, as the library and ffmpeg pass it).
+    func gstreamerInput(_ cell: CameraCell, _ path: String) -> [String] {
+        let read = ["filesrc", "location=\(path)", "!"]
+        switch cell.format {
+        case "mjpeg":
+            return read + ["image/jpeg,framerate=30/1", "!", "jpegparse", "!", "jpegdec", "!", "videoconvert", "!",
+                           "video/x-raw,format=I420", "!"]
+        case "yuyv":
+            return read + ["rawvideoparse", "width=\(cell.width)", "height=\(cell.height)", "format=yuy2", "framerate=30/1", "!",
+                           "videoconvert", "!", "video/x-raw,format=I420", "!"]
+        default:
+            return read + ["rawvideoparse", "width=\(cell.width)", "height=\(cell.height)", "format=nv12", "framerate=30/1", "!"]
+        }
+    }
+
+    func cameraContenders(_ cell: CameraCell, replay: String, y4m: String, out: String) -> [(name: String, command: [String])] {
+        let x264 = { (output: String) in ["x264", "--quiet", "--no-progress", "--preset", cell.preset, "--crf", "23", "-o", output, y4m] }
+        var contenders: [(name: String, command: [String])] = [
+            ("api", [worker, "replay", "--input", replay, "--output", out + "-api.mov", "--preset", cell.preset, "--crf", "23",
+                     "--keyint", "250"] + (cell.isJPEG ? [] : ["--width", "\(cell.width)", "--height", "\(cell.height)"])),
+            ("ffmpeg", ["ffmpeg", "-y", "-loglevel", "error"] + ffmpegInput(cell, replay)
+                + ["-pix_fmt", cell.format == "nv12" ? "nv12" : "yuv420p", "-c:v", "libx264", "-preset", cell.preset, "-crf", "23",
+                   out + "-ffmpeg.mov"]),
+            ("gstreamer", ["gst-launch-1.0", "-q"] + gstreamerInput(cell, replay)
+                + ["x264enc", "speed-preset=\(cell.preset)", "pass=qual", "quantizer=23", "key-int-max=250", "vbv-buf-capacity=0",
+                   "aud=false", "!", "qtmux", "!", "filesink", "location=\(out)-gstreamer.mov"]),
+            ("x264", x264(out + "-x264.264")),
+            (Self.x264Control, x264(out + "-x264-again.264")),
+        ]
+        if cell.isJPEG { contenders.append(("tjdecode", [tjdecode, replay])) }
+        return contenders
+    }
+
+    /// bench-tjdecode, built beside bench-worker.
+    var tjdecode: String {
+        guard let slash = worker.lastIndex(of: "/") else { return "bench-tjdecode" }
+        return String(worker[...slash]) + "bench-tjdecode"
+    }
+}
+
+extension Harness {
+    /// The figures of one a2 cell, for its table row, its targets and the JSON.
+    struct CameraFigures {
+        var vsLimit: Double
+        var vsFFmpeg: Double
+        var vsGStreamer: Double
+        var control: Double
+        var rssExcess: Double
+        var optionsDiffer: [String]
+    }
+
+    mutating func cameraFormatBenchmark() throws {
+        print("\na2. Camera formats (replayed camera buffers → x264 → file), medians of \(runs) alternated runs; "
+              + "limit = the x264 CLI on the same pictures as I420 (+ TurboJPEG decoding the JPEGs alone, for MJPEG)")
+        print("  " + pad("cell", 24) + pad("contender", 11) + padLeft("wall s", 8) + padLeft("cpu s", 8) + padLeft("RSS MiB", 9)
+              + padLeft("vs limit", 10) + padLeft("hold ms", 9))
+        var cellsJSON: [JSON] = []
+        var worst = (limit: (Double.infinity, ""), ffmpeg: (Double.infinity, ""), gstreamer: (Double.infinity, ""),
+                     rss: (-Double.infinity, ""))
+        var control = (low: Double.infinity, high: -Double.infinity)
+        var mismatches: [String] = []
+        for cell in Self.cameraCells(quick: quick) {
+            let (json, figures) = try measureCameraCell(cell)
+            cellsJSON.append(json)
+            if figures.vsLimit < worst.limit.0 { worst.limit = (figures.vsLimit, cell.name) }
+            if figures.vsFFmpeg < worst.ffmpeg.0 { worst.ffmpeg = (figures.vsFFmpeg, cell.name) }
+            if figures.vsGStreamer < worst.gstreamer.0 { worst.gstreamer = (figures.vsGStreamer, cell.name) }
+            if figures.rssExcess > worst.rss.0 { worst.rss = (figures.rssExcess, cell.name) }
+            control = (min(control.low, figures.control), max(control.high, figures.control))
+            if !figures.optionsDiffer.isEmpty { mismatches.append("\(cell.name): \(figures.optionsDiffer.joined(separator: ", "))") }
+        }
+        let conversion = try conversionCells()
+        sections.append(("cameraFormats", .object([("cells", .array(cellsJSON)), ("conversion", conversion.json)])))
+        let controlText = "; the x264 CLI against itself \(fixed(control.low, 3))–\(fixed(control.high, 3))×"
+        check("a2", "identical x264 option strings", mismatches.isEmpty,
+              mismatches.isEmpty ? "every output's SEI options equal the x264 CLI's" : mismatches.joined(separator: "; "))
+        check("a2", "speed ≥ 0.95× the limit in every cell", worst.limit.0 >= 0.95,
+              "worst \(fixed(worst.limit.0, 3))× (\(worst.limit.1))" + controlText)
+        check("a2", "speed ≥ 1.1× ffmpeg in every cell", worst.ffmpeg.0 >= 1.1, "worst \(fixed(worst.ffmpeg.0, 3))× (\(worst.ffmpeg.1))")
+        check("a2", "speed ≥ 1.1× GStreamer in every cell", worst.gstreamer.0 >= 1.1,
+              "worst \(fixed(worst.gstreamer.0, 3))× (\(worst.gstreamer.1))")
+        check("a2", "peak RSS ≤ x264 CLI's + 16 MiB", worst.rss.0 <= 16 * 1_048_576, "worst \(signedMiB(worst.rss.0)) (\(worst.rss.1))")
+        check("a2", "conversion ≥ 3× libv4lconvert on YUYV", conversion.worstYUYV >= 3, conversion.yuyvText)
+        check("a2", "conversion ≥ 1× libv4lconvert on MJPEG", conversion.worstJPEG >= 1, conversion.jpegText)
+    }
+
+    /// One cell: every contender alternated, ratios per round.
+    mutating func measureCameraCell(_ cell: CameraCell) throws -> (JSON, CameraFigures) {
+        let (replay, y4m) = try cameraInputs(cell)
+        let out = "\(work)/camera"
+        let contenders = cameraContenders(cell, replay: replay, y4m: y4m, out: out)
+        let outputs = ["api": out + "-api.mov", "ffmpeg": out + "-ffmpeg.mov", "gstreamer": out + "-gstreamer.mov",
+                       "x264": out + "-x264.264", Self.x264Control: out + "-x264-again.264"]
+        var optionStrings: [String: String] = [:]
+        let measured = try alternate(contenders) { name in
+            guard let output = outputs[name] else { return }
+            if optionStrings[name] == nil { optionStrings[name] = x264Options(inFile: output) ?? "(no x264 SEI)" }
+            remove(output)
+        }
+        // The limit per round: the x264 CLI's wall, plus TurboJPEG's for MJPEG (run one after the other).
+        let limit = zip(measured["x264"]!, measured["tjdecode"] ?? measured["x264"]!.map { _ in Measurement(wall: 0, cpu: 0, peakRSS: 0, output: "") })
+            .map { Measurement(wall: $0.wall + $1.wall, cpu: $0.cpu + $1.cpu, peakRSS: $0.peakRSS, output: "") }
+        let api = measured["api"]!
+        let figures = CameraFigures(
+            vsLimit: Self.speedRatio(api, over: limit), vsFFmpeg: Self.speedRatio(api, over: measured["ffmpeg"]!),
+            vsGStreamer: Self.speedRatio(api, over: measured["gstreamer"]!),
+            control: Self.speedRatio(measured[Self.x264Control]!, over: measured["x264"]!),
+            rssExcess: api.map(\.peakRSS).median - measured["x264"]!.map(\.peakRSS).median,
+            optionsDiffer: optionStrings.filter { $0.value != optionStrings["x264"] }.keys.sorted())
+        var contendersJSON: [(String, JSON)] = []
+        for (name, _) in contenders {
+            let runs = measured[name]!
+            let hold = name == "api" ? runs.map { $0.results["holdMeanMs"] ?? .nan }.median : .nan
+            print("  " + pad(name == "api" ? cell.name : "", 24) + pad(name, 11) + padLeft(fixed(runs.map(\.wall).median, 3), 8)
+                  + padLeft(fixed(runs.map(\.cpu).median, 3), 8) + padLeft(fixed(runs.map(\.peakRSS).median / 1_048_576, 1), 9)
+                  + padLeft(fixed(Self.speedRatio(runs, over: limit), 3), 10) + (name == "api" ? padLeft(fixed(hold, 2), 9) : ""))
+            var entry = Self.summary(runs)
+            if case .object(var members) = entry {
+                members.append(("speedVsLimit", .number(Self.speedRatio(runs, over: limit))))
+                if name == "api" {
+                    members.append(("holdMeanMs", .number(hold)))
+                    members.append(("holdMaxMs", .number(runs.map { $0.results["holdMaxMs"] ?? .nan }.max() ?? .nan)))
+                }
+                members.append(("x264Options", .string(optionStrings[name] ?? "")))
+                entry = .object(members)
+            }
+            contendersJSON.append((name, entry))
+        }
+        if cell.isJPEG {
+            print("  " + pad("", 24) + pad("limit", 11) + padLeft(fixed(limit.map(\.wall).median, 3), 8)
+                  + "   (x264 \(fixed(measured["x264"]!.map(\.wall).median, 3)) s + TurboJPEG \(fixed(measured["tjdecode"]!.map(\.wall).median, 3)) s)")
+        }
+        print("  " + pad("", 24) + "api: \(fixed(figures.vsLimit, 3))× the limit, \(fixed(figures.vsFFmpeg, 3))× ffmpeg, "
+              + "\(fixed(figures.vsGStreamer, 3))× GStreamer, RSS \(signedMiB(figures.rssExcess)) vs x264")
+        let json = JSON.object([
+            ("cell", .string(cell.name)), ("format", .string(cell.format)), ("width", .number(Double(cell.width))),
+            ("height", .number(Double(cell.height))), ("preset", .string(cell.preset)), ("frames", .number(Double(cell.frames))),
+            ("limitWallSeconds", .number(limit.map(\.wall).median)), ("speedVsLimit", .number(figures.vsLimit)),
+            ("speedVsFFmpeg", .number(figures.vsFFmpeg)), ("speedVsGStreamer", .number(figures.vsGStreamer)),
+            ("controlVsX264", .number(figures.control)), ("optionsIdentical", .bool(figures.optionsDiffer.isEmpty)),
+            ("contenders", .object(contendersJSON)),
+        ])
+        return (json, figures)
+    }
+
+    /// The conversion alone: milliseconds per picture for the new stage and libv4lconvert on the
+    /// same pictures, in one worker process per size and format.
+    func conversionCells() throws -> (json: JSON, worstYUYV: Double, worstJPEG: Double, yuyvText: String, jpegText: String) {
+        print("  conversion alone, ms per picture (median of 9 rounds over the cell's pictures):")
+        var rows: [JSON] = []
+        var worst = (yuyv: Double.infinity, jpeg: Double.infinity)
+        var texts = (yuyv: [String](), jpeg: [String]())
+        let cells = Self.cameraCells(quick: quick).filter { $0.format != "nv12" && $0.preset == "ultrafast" }
+        for cell in cells {
+            let (replay, _) = try cameraInputs(cell)
+            let result = try run([worker, "convert", "--input", replay, "--width", "\(cell.width)", "--height", "\(cell.height)"],
+                                 scratch: scratch, spawner: spawner)
+            let stage = result.results["stageMs"] ?? .nan
+            let fallback = result.results["v4lconvertMs"]
+            let refusal = result.output.split(separator: "\n").first { $0.hasPrefix("refused ") }.map { String($0.dropFirst(8)) }
+            let ratio = fallback.map { $0 / stage }
+            let label = "\(cell.format.uppercased()) \(cell.height)p"
+            print("    " + pad(label, 14) + "stage \(fixed(stage, 3))  libv4lconvert "
+                  + (fallback.map { "\(fixed($0, 3))  (\(fixed($0 / stage, 2))×)" } ?? "refuses: \(refusal ?? "?")"))
+            let text = "\(label) \(ratio.map { fixed($0, 2) + "×" } ?? "libv4lconvert refuses")"
+            if cell.isJPEG {
+                if let ratio { worst.jpeg = min(worst.jpeg, ratio) }
+                texts.jpeg.append(text)
+            } else {
+                worst.yuyv = min(worst.yuyv, ratio ?? .nan)
+                texts.yuyv.append(text)
+            }
+            rows.append(.object([("cell", .string(label)), ("stageMs", .number(stage)), ("v4lconvertMs", .number(fallback ?? .nan)),
+                                 ("v4lconvertRefuses", .string(refusal ?? ""))]))
+        }
+        return (.array(rows), worst.yuyv, worst.jpeg, texts.yuyv.joined(separator: ", "), texts.jpeg.joined(separator: ", "))
+    }
+}
