@@ -23,7 +23,8 @@ func replay(_ arguments: [String]) async throws {
 }
 
 /// Case a2's conversion cells: milliseconds per picture for this library's stage and for
-/// libv4lconvert on the same pictures, alternated round by round in one process.
+/// libv4lconvert on the same pictures, alternated round by round in one process; cold (every
+/// picture from memory, as after a camera's DMA) and warm (one picture again and again).
 ///
 /// `convert --input IN --width W --height H [--rounds N]`
 func convert(_ arguments: [String]) throws {
@@ -34,23 +35,20 @@ func convert(_ arguments: [String]) throws {
         throw WorkerError("convert needs --input with a camera format's extension, --width and --height")
     }
     let rounds = Int(try options.number("--rounds", default: 9))
-    var stage: [Double] = [], fallback: [Double] = []
+    var times: [String: [Double]] = [:]
     var refusal: String?
     for _ in 0..<rounds {
-        stage.append(try ConversionBenchmark.millisecondsPerPicture(path: input, cameraFormat: format, width: width, height: height,
-                                                                    usingFallback: false, rounds: 1))
-        guard refusal == nil else { continue }
-        do {
-            fallback.append(try ConversionBenchmark.millisecondsPerPicture(path: input, cameraFormat: format, width: width,
-                                                                           height: height, usingFallback: true, rounds: 1))
-        } catch {
-            refusal = "\(error)"
+        for (name, fallback, warm) in [("stageMs", false, false), ("v4lconvertMs", true, false),
+                                       ("stageWarmMs", false, true), ("v4lconvertWarmMs", true, true)] {
+            guard !fallback || refusal == nil else { continue }
+            do {
+                times[name, default: []].append(try ConversionBenchmark.millisecondsPerPicture(
+                    path: input, cameraFormat: format, width: width, height: height, usingFallback: fallback, warm: warm, rounds: 1))
+            } catch where fallback {
+                refusal = "\(error)"
+            }
         }
     }
-    report("stageMs", stage.sorted()[stage.count / 2])
-    if let refusal {
-        print("refused \(refusal)")
-    } else {
-        report("v4lconvertMs", fallback.sorted()[fallback.count / 2])
-    }
+    for (name, values) in times.sorted(by: { $0.key < $1.key }) { report(name, values.sorted()[values.count / 2]) }
+    if let refusal { print("refused \(refusal)") }
 }

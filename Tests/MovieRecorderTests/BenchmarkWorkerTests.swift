@@ -50,6 +50,45 @@ import Testing
         #expect(try decodeAllFrames(dir.file("api.mov")).videoFrames == 30)
     }
 
+    /// Case a2: a YUYV replay through the public API gives x264 the x264 CLI's parameters and
+    /// reports how long converted buffers were held; the conversion case times both converters
+    /// on the same pictures; bench-tjdecode decodes every JPEG of a stream.
+    @Test func cameraFormatCasesRecordConvertAndDecode() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let worker = try builtProductPath("bench-worker")
+        let yuyv = dir.file("in.yuyv"), y4m = dir.file("in.y4m"), mjpeg = dir.file("in.mjpeg")
+        for arguments in [["-pix_fmt", "yuyv422", "-f", "rawvideo", yuyv], ["-pix_fmt", "yuv420p", y4m],
+                          ["-pix_fmt", "yuvj422p", "-f", "mjpeg", mjpeg]] {
+            let made = try run("ffmpeg", ["-nostdin", "-y", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30",
+                                          "-frames:v", "12"] + arguments)
+            #expect(made.status == 0, "\(made.error)")
+        }
+        let replayed = try run(worker, ["replay", "--input", yuyv, "--width", "320", "--height", "240", "--output",
+                                        dir.file("api.mov"), "--preset", "ultrafast", "--crf", "23", "--keyint", "250"])
+        #expect(replayed.status == 0, "\(replayed.error)")
+        let figures = results(replayed.output)
+        #expect(figures["frames"] == 12 && figures["dropped"] == 0)
+        #expect((figures["holdMeanMs"] ?? 0) > 0 && (figures["holdMaxMs"] ?? 0) >= (figures["holdMeanMs"] ?? .infinity))
+        let cli = try run("x264", ["--quiet", "--no-progress", "--preset", "ultrafast", "--crf", "23", "-o", dir.file("cli.264"), y4m])
+        #expect(cli.status == 0, "\(cli.error)")
+        #expect(try optionString(dir.file("api.mov")) == (try optionString(dir.file("cli.264"))))
+
+        let converted = try run(worker, ["convert", "--input", yuyv, "--width", "320", "--height", "240", "--rounds", "3"])
+        #expect(converted.status == 0, "\(converted.error)")
+        let times = results(converted.output)
+        for name in ["stageMs", "v4lconvertMs", "stageWarmMs", "v4lconvertWarmMs"] {
+            #expect((times[name] ?? 0) > 0, "\(name) in \(converted.output)")
+        }
+        // ffmpeg's 4:2:2 JPEGs (2x2 luma, 1x2 chroma) are what libv4lconvert refuses.
+        let jpegs = try run(worker, ["convert", "--input", mjpeg, "--width", "320", "--height", "240", "--rounds", "1"])
+        #expect(jpegs.status == 0 && (results(jpegs.output)["stageMs"] ?? 0) > 0, "\(jpegs.error)")
+        #expect(jpegs.output.contains("refused") && results(jpegs.output)["v4lconvertMs"] == nil, "\(jpegs.output)")
+
+        let decoded = try run(try builtProductPath("bench-tjdecode"), [mjpeg])
+        #expect(decoded.status == 0 && decoded.output.contains("result pictures 12"), "\(decoded.output) \(decoded.error)")
+    }
+
     /// Case e's audio reference: the worker writes the tone a live recording records as a WAV
     /// that ffmpeg's AAC encoder takes, and the file-size line records the pattern and tone with
     /// each codec.

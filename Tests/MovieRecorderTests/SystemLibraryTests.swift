@@ -87,6 +87,26 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: movie), "no file is left behind")
     }
 
+    /// The conversion libraries fail a recording from camera buffers the same way: libyuv for
+    /// YUYV, TurboJPEG for Motion JPEG.
+    @Test(arguments: [(SystemLibrary.yuv, "yuyv"), (.turboJPEG, "mjpeg")])
+    func anUnloadableConversionLibraryFailsTheReplayNamingThePackage(_ library: SystemLibrary, _ format: String) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let input = directory.file("in.\(format)")
+        let made = try run("ffmpeg", ["-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=160x120", "-frames:v", "3"]
+                           + (format == "yuyv" ? ["-pix_fmt", "yuyv422", "-f", "rawvideo"] : ["-pix_fmt", "yuvj422p", "-f", "mjpeg"]) + [input])
+        #expect(made.status == 0, "\(made.error)")
+        #expect(FileManager.default.createFile(atPath: directory.file(library.soname), contents: Data()))
+        let movie = directory.file("movie.mov")
+        let result = try run("/usr/bin/env", ["LD_LIBRARY_PATH=\(directory.path)", try movrecPath(), "record", movie, "--video", input,
+                                               "--size", "160x120", "--quiet"])
+        #expect(result.status == 1)
+        #expect(result.error.contains("loading \(library.soname) failed") && result.error.contains("install the \(library.package) package"),
+                "\(result.error)")
+        #expect(!FileManager.default.fileExists(atPath: movie), "no file is left behind")
+    }
+
     /// AAC settings libavcodec would refuse or change are refused first, naming the range.
     @Test func anAACBitRateOutOfRangeIsRefused() throws {
         let directory = try TemporaryDirectory()

@@ -57,7 +57,6 @@ package final class CameraBufferDelivery: Sendable {
     /// right after a conversion, or when the last frame lent the buffer lets go.
     package func deliver(_ buffer: DequeuedBuffer, holder: consuming (any Sendable)?, run: CaptureRun,
                          handler: @Sendable (VideoSourceEvent) -> Void) {
-        let dequeued = MonotonicClock.now()
         let previous = lastSequence.withLock { last in defer { last = buffer.sequence }; return last }
         if let previous {
             let gap = buffer.sequence &- previous &- 1
@@ -75,10 +74,13 @@ package final class CameraBufferDelivery: Sendable {
             if live { handler(.dropped(count: 1)) }
             return
         }
+        // Held from here: a live source never waits for the lease; a replay may, and that wait
+        // is the outputs being busy, not the conversion.
+        let leased = MonotonicClock.now()
         let destination = I420Destination(packed: lease.base, width: width, height: height)
         let outcome = converter.withLock { $0!.convert(buffer.bytes, into: destination) }
         holder = nil  // back to the driver before the frame goes anywhere
-        holdTimes.withLock { $0.add(MonotonicClock.now() &- dequeued) }
+        holdTimes.withLock { $0.add(MonotonicClock.now() &- leased) }
         guard outcome == .converted else { return handler(.corrupted) }
         handler(.frame(VideoFrame(packed: lease.base, width: width, height: height, pixelFormat: .i420,
                                   timestamp: buffer.timestamp, sequenceNumber: UInt64(buffer.sequence), storage: lease)))

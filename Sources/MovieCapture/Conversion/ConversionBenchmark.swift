@@ -5,12 +5,16 @@ import MoviePlatform
 @_spi(Benchmarks) public enum ConversionBenchmark {
     /// Milliseconds per picture converting every picture of a replay file `rounds` times with
     /// the stage (`usingFallback` false) or libv4lconvert (true); the median of the rounds.
+    /// `warm` converts the first picture again and again instead (as many times as the file has
+    /// pictures), so it stays in the processor's caches; otherwise each comes from memory, as a
+    /// camera's buffers do after the DMA.
     /// - Throws: ``SourceError`` when the file cannot be read, ``DeviceError`` when a library is
     ///   missing; a `SourceError` with `unsupportedFormat` naming the reason when the converter
     ///   refuses the pictures.
     public static func millisecondsPerPicture(path: String, cameraFormat: V4L2PixelFormat, width: Int, height: Int,
-                                              usingFallback: Bool, rounds: Int) throws -> Double {
-        let pictures = try readPictures(path: path, format: cameraFormat, width: width, height: height)
+                                              usingFallback: Bool, warm: Bool = false, rounds: Int) throws -> Double {
+        var pictures = try readPictures(path: path, format: cameraFormat, width: width, height: height)
+        if warm { pictures = [pictures[0]] + Array(repeating: [], count: pictures.count - 1) }
         let destinationBytes = UnsafeMutableRawPointer.allocate(byteCount: PixelFormat.i420.byteCount(width: width, height: height),
                                                                 alignment: 64)
         defer { destinationBytes.deallocate() }
@@ -29,7 +33,7 @@ import MoviePlatform
         for _ in 0..<max(1, rounds) {
             let start = MonotonicClock.now()
             for picture in pictures {
-                let outcome = picture.withUnsafeBytes { convert($0) }
+                let outcome = (picture.isEmpty ? pictures[0] : picture).withUnsafeBytes { convert($0) }
                 if case .corrupt(let reason) = outcome {
                     throw SourceError(.unsupportedFormat, source: path, step: "converting", usingFallback ? "libv4lconvert: \(reason)" : reason)
                 }

@@ -1,5 +1,6 @@
-/// How long converted buffers were held: from the moment a buffer was handed over until it went
-/// back to the driver (or the replay), conversion included.
+/// How long converted buffers were held for their conversion: from the moment a pooled picture
+/// was ready for it (at once for a camera, which drops a frame rather than wait) until the buffer
+/// went back to the driver (or the replay).
 public struct ConversionStatistics: Hashable, Sendable {
     /// Buffers converted.
     public var count = 0

@@ -121,8 +121,12 @@ package final class JPEGPlaneDecoder {
     }
 
     /// The picture size a JPEG's header gives, or `nil` when TurboJPEG cannot read it.
-    package static func size(of jpeg: [UInt8]) -> (width: Int, height: Int)? {
-        guard SystemLibrary.turboJPEG.load() == nil, let handle = tjInitDecompress() else { return nil }
+    /// - Throws: ``DeviceError`` with `libraryMissing` when TurboJPEG is not installed.
+    package static func size(of jpeg: [UInt8], device: String) throws(DeviceError) -> (width: Int, height: Int)? {
+        if let failure = SystemLibrary.turboJPEG.load() {
+            throw DeviceError(.libraryMissing, device: device, step: "reading the first JPEG", detail: failure)
+        }
+        guard let handle = tjInitDecompress() else { return nil }
         defer { tjDestroy(handle) }
         var w: Int32 = 0, h: Int32 = 0, sampling: Int32 = 0, colorspace: Int32 = 0
         let status = jpeg.withUnsafeBufferPointer { tjDecompressHeader3(handle, $0.baseAddress, UInt($0.count), &w, &h, &sampling, &colorspace) }

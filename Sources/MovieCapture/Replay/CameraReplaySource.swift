@@ -40,7 +40,8 @@ public final class CameraReplaySource: VideoSource {
     ///   - bufferCount: Pictures mapped at once (at least 2).
     /// - Throws: ``SourceError``: a missing or unreadable file, an extension that names no
     ///   format, a missing size for a raw format, an odd size (4:2:0 needs even sides), or a
-    ///   file that holds no whole picture.
+    ///   file that holds no whole picture. ``DeviceError`` with `libraryMissing` when TurboJPEG
+    ///   is needed to read a Motion-JPEG file's size and is not installed.
     public init(path: String, cameraFormat: V4L2PixelFormat? = nil, width: Int? = nil, height: Int? = nil,
                 frameRate: FrameRate = FrameRate(frames: 30), bufferCount: Int = 3) throws {
         func invalid(_ message: String) -> SourceError {
@@ -56,7 +57,7 @@ public final class CameraReplaySource: VideoSource {
         if size == nil, format == .mjpeg {
             var scanner = MJPEGFrameScanner(file: file)
             if let first = try scanner.nextPicture(from: 0) {
-                size = JPEGPlaneDecoder.size(of: try file.read(at: first.offset, count: first.count))
+                size = try JPEGPlaneDecoder.size(of: try file.read(at: first.offset, count: first.count), device: path)
             }
             guard size != nil else { throw SourceError(.malformedFile, source: path, step: "reading the first JPEG", "no JPEG picture whose size TurboJPEG can read") }
         }
