@@ -33,6 +33,27 @@ if more:
                f"for {more} more alternated rounds; its figures are medians over all {int(d['runs']) + more} paired runs, "
                f"with the first {int(d['runs'])} runs' figure in brackets.")
 out.append("")
+if 'cameraFormats' in d:
+    cf = d['cameraFormats']
+    out.append("| a2. camera cell | library vs limit | library vs ffmpeg | library vs GStreamer | ffmpeg / GStreamer vs limit | x264 CLI vs itself | limit wall (x264 + TurboJPEG) | library CPU beyond the limit | conversion hold (mean / max) | peak RSS: library / x264 CLI (MiB) |")
+    out.append("|---|---|---|---|---|---|---|---|---|---|")
+    for c in cf['cells']:
+        k = c['contenders']
+        limit = f"{c['limitWallSeconds']:.3f} s" + (f" ({k['x264']['wallSeconds']:.3f} + {k['tjdecode']['wallSeconds']:.3f})" if 'tjdecode' in k else "")
+        hold = f"{k['api']['holdMeanMs']:.2f} / {k['api']['holdMaxMs']:.2f} ms" if k['api']['holdMeanMs'] > 0 else "— (lent, no conversion)"
+        out.append(f"| {c['cell']} ({int(c['frames'])} frames) | {c['speedVsLimit']:.3f}× | {c['speedVsFFmpeg']:.3f}× | {c['speedVsGStreamer']:.3f}× | "
+                   f"{c['ffmpegVsLimit']:.3f}× / {c['gstreamerVsLimit']:.3f}× | {c['controlVsX264']:.3f}× | {limit} | {c['extraCPUMsPerFrame']:.2f} ms/frame | {hold} | "
+                   f"{k['api']['peakRSSMiB']:.1f} / {k['x264']['peakRSSMiB']:.1f} |")
+    out.append("")
+    out.append("| a2. conversion alone (ms per picture) | stage, warm | libv4lconvert, warm | ratio | stage, cold | libv4lconvert, cold | ratio |")
+    out.append("|---|---|---|---|---|---|---|")
+    import math
+    for r in cf['conversion']:
+        def f(v): return "refuses" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.3f}"
+        def ratio(a, b): return "—" if b is None or (isinstance(b, float) and math.isnan(b)) else f"{b / a:.2f}×"
+        out.append(f"| {r['cell']} | {f(r['stageWarmMs'])} | {f(r['v4lconvertWarmMs'])} | {ratio(r['stageWarmMs'], r['v4lconvertWarmMs'])} | "
+                   f"{f(r['stageMs'])} | {f(r['v4lconvertMs'])} | {ratio(r['stageMs'], r['v4lconvertMs'])} |")
+    out.append("")
 out.append("| b. mux | `movrec mux` vs cp | ffmpeg vs cp | GStreamer vs cp | movrec mux wall |")
 out.append("|---|---|---|---|---|")
 for c in d['mux']:
