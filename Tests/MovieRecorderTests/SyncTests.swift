@@ -99,15 +99,26 @@ import Testing
         }
         try await session.startRunning()
         try await output.startRecording(to: path)
-        try await Task.sleep(for: .milliseconds(2300))
+        // Pause and resume half a second away from the marks: a mark's frame kept just before
+        // the pause while its click falls just after it would be a different question.
+        try await Task.sleep(for: .milliseconds(1800))
+        try await sleepUntilHalfASecondFromTheMarks()
         output.pauseRecording()
-        try await Task.sleep(for: .milliseconds(730))
+        try await Task.sleep(for: .milliseconds(500))
+        try await sleepUntilHalfASecondFromTheMarks()
         output.resumeRecording()
         try await Task.sleep(for: .milliseconds(2600))
         let result = try #require(await output.stopRecording())
         await session.stopRunning()
         #expect(result.isPlayable && result.error == nil)
         try SyncChecker.measureWithFFmpeg(path).expectInSync("paused and resumed, aac", atLeast: 4)
+    }
+
+    /// Sleeps until the synthetic sources' shared clock is half a second past a whole second.
+    func sleepUntilHalfASecondFromTheMarks() async throws {
+        let phase = (MonotonicClock.now() - SyncMarkClock.start()) % 1_000_000_000
+        let wait = (1_500_000_000 - phase) % 1_000_000_000
+        try await Task.sleep(for: .nanoseconds(Int64(wait)))
     }
 
     /// Headless Chromium plays a default recording and decodes its AAC audio.

@@ -4,11 +4,11 @@ import MoviePlatform
 /// first of them started in this process, so a test pattern's white flashes and a tone's
 /// clicks fall on the same instants of ``MonotonicClock`` and a recording of both shows how
 /// far apart the pipeline put them.
-enum SyncMarkClock {
+package enum SyncMarkClock {
     private static let epoch = LockedValue<UInt64?>(nil)
 
     /// The clock's time 0 on ``MonotonicClock``, set by the first call.
-    static func start() -> UInt64 {
+    package static func start() -> UInt64 {
         epoch.withLock { value in
             if value == nil { value = MonotonicClock.now() }
             return value!
