@@ -198,21 +198,28 @@ import MovieRecorder
         }
     }
 
-    /// A stream with a picture cut short and bytes that are no picture records every whole
-    /// picture and counts the damaged ones as corrupt.
+    /// A stream with a picture cut short, bytes that are no picture and a picture with garbage
+    /// where a marker should be: the scanner finds every picture's own bounds (the garbage does
+    /// not swallow the pictures after it), libjpeg skips the garbage as it does for webcams, and
+    /// the picture cut short is counted as corrupt.
     @Test func aDamagedMJPEGStreamSkipsTheDamage() async throws {
         let dir = try TemporaryDirectory()
         defer { dir.cleanUp() }
         let clean = dir.file("clean.mjpeg"), damaged = dir.file("damaged.mjpeg"), movie = dir.file("out.mov")
-        try makeMJPEG(clean, sampling: "ffmpeg:yuvj422p", frames: 6, in: dir)
+        try makeMJPEG(clean, sampling: "ffmpeg:yuvj422p", frames: 7, in: dir)
         let pictures = try jpegPictures(clean)
-        // 0, 1, half of 2, garbage, 3, 4, 5: five whole pictures.
+        // 0, 1, half of 2, garbage, 3, 4 with no marker where its second segment should start,
+        // 5, 6.
         var bytes = pictures[0] + pictures[1] + Array(pictures[2].prefix(pictures[2].count / 2))
         bytes += [UInt8](repeating: 0x55, count: 1000)
-        bytes += pictures[3] + pictures[4] + pictures[5]
+        var broken = pictures[4]
+        let second = 4 + Int(broken[4]) << 8 + Int(broken[5])  // after SOI and the first segment
+        broken.replaceSubrange(second..<second + 40, with: [UInt8](repeating: 0x11, count: 40))
+        bytes += pictures[3] + broken + pictures[5] + pictures[6]
         try Data(bytes).write(to: URL(fileURLWithPath: damaged))
+        #expect(try jpegPictures(damaged).count == 7)
         let result = try await recordUntilEnd(try CameraReplaySource(path: damaged), to: movie, settings: H264EncoderSettings())
-        #expect(result.frameCount == 5, "\(result)")
+        #expect(result.frameCount == 6, "\(result)")
         #expect(result.corruptedFrameCount == 1, "\(result)")
         #expect(try decodeAllFrames(movie).errors.isEmpty)
     }

@@ -37,12 +37,15 @@ package struct MJPEGFrameScanner {
     }
 
     /// Just past the end-of-image marker (or at the next start marker), walking the marker
-    /// segments up to the scan and then the coded data; `nil` when the file ends first.
+    /// segments up to the scan and then the coded data; `nil` when the file ends first. Damaged
+    /// headers (no marker where one must be) end the picture at the next start marker, so one
+    /// bad picture does not take the rest of the stream with it.
     private mutating func pictureEnd(after offset: UInt64) throws -> UInt64? {
         var position = offset
         // Marker segments: FF, the marker, a big-endian length that counts itself.
         while true {
-            guard try byte(at: position) == 0xFF, let marker = try byte(at: position + 1) else { return nil }
+            guard try byte(at: position) == 0xFF else { return try find(start: position) }
+            guard let marker = try byte(at: position + 1) else { return nil }
             if marker == 0xFF { position += 1; continue }  // fill byte
             if marker == 0xD9 { return position + 2 }
             if marker == 0xD8 { return position }  // the next picture: this one was cut short
