@@ -147,6 +147,14 @@ import MovieRecorder
         #expect(wrongSize != .converted, "a 640x480 JPEG in a 320x240 stream")
     }
 
+    /// Pixel format codes print as v4l2-ctl prints them, a big-endian variant included.
+    @Test func pixelFormatsPrintAsV4L2CtlDoes() throws {
+        #expect(V4L2PixelFormat.yuyv.description == "YUYV" && V4L2PixelFormat.rgb24.description == "RGB3")
+        let y16 = try #require(V4L2PixelFormat("Y16 "))
+        #expect(y16.description == "Y16")
+        #expect(V4L2PixelFormat(rawValue: y16.rawValue | 0x8000_0000).description == "Y16 -BE")
+    }
+
     // MARK: The replay source, end to end
 
     /// Recorded YUYV and MJPEG replayed into a lossless movie decode to exactly the pictures the

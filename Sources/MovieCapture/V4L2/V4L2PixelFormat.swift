@@ -21,10 +21,14 @@ public struct V4L2PixelFormat: Hashable, Sendable, CustomStringConvertible {
         rawValue = UInt32(b[0]) | UInt32(b[1]) << 8 | UInt32(b[2]) << 16 | UInt32(b[3]) << 24
     }
 
-    /// A textual representation of the code: its four characters, trailing spaces removed.
+    /// A textual representation of the code: its four characters, trailing spaces removed; a
+    /// big-endian variant (V4L2's flag in the top bit) as v4l2-ctl prints it, such as `Y16 -BE`.
     public var description: String {
-        let bytes = [rawValue & 0xFF, rawValue >> 8 & 0xFF, rawValue >> 16 & 0xFF, rawValue >> 24 & 0xFF]
-        return String(decoding: bytes.map { UInt8($0) }, as: UTF8.self).trimmingTrailingSpaces
+        let bigEndian = rawValue & 0x8000_0000 != 0
+        let code = rawValue & 0x7FFF_FFFF
+        let bytes = [code & 0xFF, code >> 8 & 0xFF, code >> 16 & 0xFF, code >> 24 & 0xFF]
+        let text = String(decoding: bytes.map { UInt8($0) }, as: UTF8.self)
+        return bigEndian ? text + "-BE" : text.trimmingTrailingSpaces
     }
 
     /// Planar 4:2:0, Y then U then V (`YU12`); passed on without conversion.
