@@ -44,7 +44,7 @@ func record(_ arguments: Arguments) async throws -> Int32 {
     try await service.addOutput(movie)  // the service turns it to its angle (0 until gravity says otherwise)
     let observer = try await RecordCommand.orient(movie, options: options, sources: sources, service: service)
     try await RecordCommand.start(movie, in: service.session, options: options)
-    let loop = RecordingLoop(movie: movie, output: options.output, quiet: options.quiet)
+    let loop = RecordingLoop(movie: movie, session: service.session, output: options.output, quiet: options.quiet)
     defer { loop.cancel() }
     let result = await loop.run()
     await service.session.stopRunning()

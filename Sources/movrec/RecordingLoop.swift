@@ -13,6 +13,8 @@ import Glibc
 /// shown, five times a second to redraw it. ``cancel()`` ends what wakes it.
 struct RecordingLoop {
     let movie: MovieFileOutput
+    /// The session, for the audio input's levels.
+    let session: CaptureSession
     let output: String
     private let wakes: AsyncStream<Void>
     private let watcher: Task<Void, Never>
@@ -22,8 +24,9 @@ struct RecordingLoop {
     private let isInteractive: Bool
 
     /// Starts watching `movie`'s events, which announce the file and wake the loop at the end.
-    init(movie: MovieFileOutput, output: String, quiet: Bool) {
+    init(movie: MovieFileOutput, session: CaptureSession, output: String, quiet: Bool) {
         self.movie = movie
+        self.session = session
         self.output = output
         let (wakes, waker) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         self.wakes = wakes
@@ -94,14 +97,29 @@ struct RecordingLoop {
         return source
     }
 
-    /// Rewrites the status line: media recorded, time elapsed, frames dropped, file size.
+    /// Rewrites the status line: media recorded, time elapsed, frames dropped, file size, and the
+    /// audio level of each channel (average power and peak hold, dBFS).
     private func showStatus(since started: UInt64) {
         let elapsed = Double(MonotonicClock.now() - started) / 1e9
         let media = movie.recordedDuration
         let mediaSeconds = Double(media.components.seconds) + Double(media.components.attoseconds) / 1e18
         let line = "  \(Self.format(mediaSeconds, 1)) s recorded, \(Self.format(elapsed, 1)) s elapsed, "
-            + "\(movie.droppedFrameCount) dropped, \(Self.format(Double(movie.recordedFileSize) / 1_000_000, 1)) MB   "
+            + "\(movie.droppedFrameCount) dropped, \(Self.format(Double(movie.recordedFileSize) / 1_000_000, 1)) MB"
+            + Self.meter(session.audioChannelLevels) + "   "
         _ = "\r\(line)".withCString { write(2, $0, strlen($0)) }
+    }
+
+    /// A level meter for each channel: a bar of 10 cells over −60…0 dBFS for the average power,
+    /// then average and peak in dB, such as ` | L ██████···· -18/-12 dB`.
+    static func meter(_ levels: [AudioChannelLevel]) -> String {
+        guard !levels.isEmpty else { return "" }
+        let names = levels.count == 2 ? ["L", "R"] : levels.indices.map { "\($0 + 1)" }
+        return zip(names, levels).map { name, level in
+            let cells = max(0, min(10, Int(((level.averagePowerLevel + 60) / 6).rounded(.down))))
+            let bar = String(repeating: "█", count: cells) + String(repeating: "·", count: 10 - cells)
+            func db(_ value: Float) -> String { value <= -100 ? "-inf" : String(Int(value.rounded())) }
+            return " | \(name) \(bar) \(db(level.averagePowerLevel))/\(db(level.peakHoldLevel)) dB"
+        }.joined()
     }
 
     /// `value`, not negative, with `decimals` digits after the point, rounded to the nearest.

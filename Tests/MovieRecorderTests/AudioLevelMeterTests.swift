@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import MovieCapture
 import MovieContainer
+import MovieRecorder
 
 /// Levels as AVCaptureAudioChannel reports them, measured on buffers of known content.
 @Suite struct AudioLevelMeterTests {
@@ -78,5 +79,31 @@ import MovieContainer
 
     @Test func unsupportedSamplesAreRefused() {
         #expect(throws: SourceError.self) { try AudioLevelMeter(format: PCMFormat(sampleRate: 48000, channelCount: 1, bitsPerChannel: 8)) }
+    }
+}
+
+/// The session's audio levels: measured while it runs, with or without a recording.
+@Suite struct SessionAudioLevelTests {
+    /// A live tone at amplitude 0.25 reads −15.05 dBFS on both channels through the session,
+    /// with no output recording, from the property and the stream alike; stopping clears them.
+    @Test func aRunningSessionMetersItsAudioInput() async throws {
+        let session = CaptureSession()
+        try await session.configure { config in try config.addInput(ToneSource(amplitude: 0.25)) }
+        #expect(session.audioChannelLevels.isEmpty)
+        let updates = session.audioLevelUpdates()
+        try await session.startRunning()
+        var readings = 0
+        var last: [AudioChannelLevel] = []
+        for await levels in updates {
+            readings += 1
+            last = levels
+            if readings == 10 { break }
+        }
+        let expected = Float(20 * log10(0.25 / 2.0.squareRoot()))
+        #expect(last.count == 2 && last.allSatisfy { abs($0.averagePowerLevel - expected) <= 0.1 }, "\(last)")
+        #expect(last.allSatisfy { abs($0.peakHoldLevel - Float(20 * log10(0.25))) <= 0.1 }, "\(last)")
+        #expect(session.audioChannelLevels.count == 2)
+        await session.stopRunning()
+        #expect(session.audioChannelLevels.isEmpty)
     }
 }

@@ -119,6 +119,17 @@ public actor CaptureSession {
     /// The session's events, newest kept when nobody reads (up to 32).
     public nonisolated let events: AsyncStream<Event>
 
+    /// The audio input's level per channel, as `AVCaptureAudioChannel` gives it: the average
+    /// power and the one-second peak hold of the newest buffer, in dBFS. Measured from every
+    /// buffer a running input delivers, whether or not an output records; empty while no audio
+    /// input runs. (A file source delivers, and so is measured, only while an output records.)
+    public nonisolated var audioChannelLevels: [AudioChannelLevel] { router.audioLevels.levels }
+
+    /// The audio levels as they change: one reading per buffer the input delivers (about every
+    /// 20 ms from a microphone), the stream keeping only the newest when the reader is slower.
+    /// The stream ends when its reader stops iterating.
+    public nonisolated func audioLevelUpdates() -> AsyncStream<[AudioChannelLevel]> { router.audioLevels.updates() }
+
     /// Creates a session with no inputs or outputs.
     public init() {
         let (events, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .bufferingNewest(32))
@@ -198,6 +209,7 @@ public actor CaptureSession {
         }
         let oldVideo = videoChanged ? old.videoInput : nil
         let oldAudio = audioChanged ? old.audioInput : nil
+        if isRunning, audioChanged, proposed.audioInput == nil { router.audioLevels.reset(format: nil) }
         halt(oldVideo)
         halt(oldAudio)
         await runBlocking {
@@ -311,6 +323,7 @@ public actor CaptureSession {
             audio?.stop()
         }
         router.setReceivers([])
+        router.audioLevels.reset(format: nil)
         if router.takeInterrupted() { wasInterrupted = true }
         for output in receivers { await output.finishDisconnecting() }
         eventContinuation.yield(.stopped)
@@ -338,6 +351,7 @@ public actor CaptureSession {
 
     private func start(_ source: any AudioSource) async throws {
         let router = self.router
+        router.audioLevels.reset(format: source.format)
         try await start(source, kind: "audio", live: source.isLive) { gate in try source.start { router.route($0, gate: gate) } }
     }
 

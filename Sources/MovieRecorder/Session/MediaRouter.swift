@@ -9,6 +9,8 @@ final class MediaRouter: Sendable {
     private let receivers = LockedValue<[any MediaReceiver]>([])
     private let interrupted = LockedValue(false)
     private let onInterruption: @Sendable (InterruptionReason) -> Void
+    /// The audio input's levels, measured from every buffer whether or not an output records.
+    let audioLevels = AudioLevelPublisher()
 
     init(onInterruption: @escaping @Sendable (InterruptionReason) -> Void) {
         self.onInterruption = onInterruption
@@ -48,6 +50,7 @@ final class MediaRouter: Sendable {
     }
 
     func route(_ event: AudioSourceEvent, gate: SourceGate) {
+        if case .buffer(let buffer) = event { audioLevels.measure(buffer) }
         waitForConsumer(gate)
         if case .interrupted(let reason) = event { noteInterruption(reason) }
         for receiver in receivers.withLock({ $0 }) { receiver.receive(event) }
