@@ -33,6 +33,26 @@ struct Arguments {
         return found
     }
 
+    /// Removes every `--name VALUE` (or `--name=VALUE`) and returns the values in order.
+    mutating func options(_ name: String) throws -> [String] {
+        var values: [String] = []
+        var index = 0
+        while index < words.count {
+            let word = words[index]
+            if word == name {
+                guard index + 1 < words.count else { throw UsageError(description: "\(name) needs a value") }
+                values.append(words[index + 1])
+                words.removeSubrange(index...index + 1)
+            } else if word.hasPrefix(name + "=") {
+                values.append(String(word.dropFirst(name.count + 1)))
+                words.remove(at: index)
+            } else {
+                index += 1
+            }
+        }
+        return values
+    }
+
     /// Removes `--name` and returns whether it was there.
     mutating func flag(_ name: String) -> Bool {
         let before = words.count

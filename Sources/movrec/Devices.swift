@@ -10,7 +10,8 @@ import Glibc
 enum DevicesCommand {
     static let usage = """
         devices
-            List cameras with their formats, sizes and frame rates, and microphones.
+            List cameras with their formats, sizes and frame rates and their controls (ranges,
+            defaults, values, flags), and microphones.
         """
 }
 
@@ -20,7 +21,12 @@ func devices(_ args: inout Arguments) throws -> Int32 {
     let cameras = V4L2Camera.devices()
     print("cameras:")
     if cameras.isEmpty { print("  (none: no /dev/video* capture device, or no permission — add the user to the 'video' group)") }
-    for camera in cameras { print("  " + camera.description) }
+    for camera in cameras {
+        print("  " + camera.description)
+        let controls = (try? V4L2Camera(path: camera.path).controls()) ?? []
+        if !controls.isEmpty { print("    controls:") }
+        for control in controls { print("      " + control.description) }
+    }
     let microphones = ALSAMicrophone.devices()
     print("microphones:")
     if microphones.isEmpty { print("  (none found by ALSA)") }

@@ -1,3 +1,4 @@
+import MovieCapture
 import MovieRecorder
 
 /// `movrec record`: a movie from a camera, the test pattern or a file.
@@ -11,6 +12,7 @@ enum RecordCommand {
                [--segment-duration S] [--segment-size BYTES[K|M|G]] [--strftime] [--segment-on-rotation]
                [--keep-segments N] [--keep-bytes BYTES[K|M|G]]
                [--gravity iio[:NAME|:PATH] | manual] [--mounting front|back|external[:ROTATION]]
+               [--control NAME=VALUE ...]
                [--max-size BYTES[K|M|G]] [--min-free BYTES[K|M|G]]
                [--fragment-interval S | --no-fragments] [--sync]
             Record H.264 and AAC (or --audio-codec lpcm; AAC at --audio-bitrate, default 128
@@ -28,6 +30,8 @@ enum RecordCommand {
             --strftime '%Y-%m-%d_%H-%M-%S.mov') and the recording goes on into a new file at an IDR,
             losing no frame or sample; --segment-on-rotation also starts one when the device turns;
             --keep-segments and --keep-bytes delete the oldest files of the recording beyond them.
+            --control sets a camera control (as `movrec controls` lists them) before recording,
+            and holds the camera's configuration lock until the recording ends.
         """
 }
 
@@ -35,6 +39,15 @@ enum RecordCommand {
 func record(_ arguments: Arguments) async throws -> Int32 {
     let options = try RecordOptions(parsing: arguments)
     let sources = try RecordSources(options)
+    // --control: set before the session starts, and held for the recording.
+    var configuration: CameraConfiguration?
+    if !options.controls.isEmpty {
+        guard let camera = sources.video as? V4L2Camera else {
+            throw Arguments.UsageError(description: "--control needs a V4L2 camera as --video")
+        }
+        configuration = try applyControls(options.controls, to: camera)
+    }
+    defer { configuration?.unlockForConfiguration() }
     let service = CaptureService()
     let movie = try RecordCommand.movieOutput(options)
     try await service.session.configure { [video = sources.video, audio = sources.audio] config in

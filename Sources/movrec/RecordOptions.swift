@@ -37,6 +37,8 @@ struct RecordOptions {
     var maxDuration: Duration?
     var maxFileSize: String?
     var minFreeDiskSpace: String?
+    /// `--control NAME=VALUE`, repeatable: camera controls set before recording.
+    var controls: [String] = []
     var fragmentInterval: String?
     var noFragments: Bool
     var syncFragments: Bool
@@ -49,6 +51,7 @@ struct RecordOptions {
     init(parsing arguments: Arguments) throws {
         var args = arguments
         video = try args.option("--video") ?? "/dev/video0"
+        controls = try args.options("--control")
         audio = try args.option("--audio") ?? "none"
         let sizeText = try args.option("--size")
         let fpsText = try args.option("--fps")

@@ -10,7 +10,7 @@ import MovieRecorder
 let commands: [(name: String, usage: String)] = [
     ("inspect", InspectCommand.usage), ("rotate", RotateCommand.usage), ("record", RecordCommand.usage),
     ("photo", PhotoCommand.usage), ("repair", RepairCommand.usage), ("devices", DevicesCommand.usage),
-    ("mux", MuxCommand.usage),
+    ("controls", ControlsCommand.usage), ("mux", MuxCommand.usage),
 ]
 
 /// The whole help: every command's usage.
@@ -39,6 +39,7 @@ do {
     case "mux": status = try mux(&args)
     case "record": status = try await record(args)
     case "devices": status = try devices(&args)
+    case "controls": status = try controls(&args)
     case "photo": status = try await photo(args)
     case "repair": status = try repair(&args)
     case "help", "--help", "-h":

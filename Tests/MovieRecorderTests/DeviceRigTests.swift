@@ -30,7 +30,8 @@ import Testing
     @Test func everyCasePassesInTheVM() async throws {
         let rig = await DeviceRig.shared.result()
         #expect(rig.status == 0, "run-device-tests exited with \(rig.status) after \(rig.seconds) s:\n\(rig.output)")
-        let names = ["discovery", "record-yuyv", "record-nv12", "record-rgb24", "record-uyvy", "fault-buf-error", "fault-dropped",
+        let names = ["discovery", "record-yuyv", "record-nv12", "record-rgb24", "record-uyvy", "controls", "record-bright",
+                     "record-dark", "fault-buf-error", "fault-dropped",
                      "fault-wrap-sequence", "fault-wrap-timestamp", "fault-disconnect", "replug", "alsa-overrun"]
         for name in names {
             let summary = rig.cases[name]
@@ -94,6 +95,45 @@ import Testing
         let edges = try edgeBrightness(afterAutorotating: path)
         let white = edges.max { $0.value < $1.value }?.key, black = edges.min { $0.value < $1.value }?.key
         #expect(white == expected.whereLeftEdgeGoes && black == expected.whereLeftEdgeGoes.opposite, "edge luma \(edges)")
+    }
+
+    /// vivid's controls as `V4L2Camera.controls()` lists them, and the typed errors.
+    @Test func controlsAreListedSetAndRefused() async throws {
+        let rig = await DeviceRig.shared.result()
+        let controls = try rig.summary("controls")
+        #expect(Int(controls["count"] ?? "") ?? 0 >= 20, "\(controls)")
+        for key in ["brightness", "contrast", "saturation"] { #expect(controls[key] == "0..255/128", "\(key): \(controls)") }
+        #expect(controls["hue"] == "-128..128/0")
+        let kinds = Set((controls["kinds"] ?? "").split(separator: ",").map(String.init))
+        for kind in ["integer", "boolean", "menu", "integerMenu", "button", "integer64", "bitmask", "string", "unsupported"] {
+            #expect(kinds.contains(kind), "no \(kind) control among \(kinds)")
+        }
+        #expect(controls["set_brightness"] == "200")
+        #expect(controls["out_of_range"] == "outOfRange")
+        #expect(controls["read_only"] == "read_only_integer_32_bits:readOnly")
+        #expect(controls["second_lock"] == "locked")
+        #expect(controls["unknown"] == "notFound")
+    }
+
+    /// Brightness and saturation set before the session starts are in the pictures from the
+    /// first frame on: brightness 200 against 50 lifts the mean luma, saturation 255 against 0
+    /// spreads the chroma (0 leaves it grey).
+    @Test func brightnessAndSaturationChangeThePictures() async throws {
+        let rig = await DeviceRig.shared.result()
+        func picture(_ name: String, frame: Int) throws -> (luma: Double, chroma: Double) {
+            let result = try run("ffmpeg", ["-nostdin", "-v", "error", "-i", try rig.movie(name), "-vf", "select=eq(n\\,\(frame))",
+                                            "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "yuv420p", "-"])
+            let bytes = [UInt8](result.outputData)
+            try #require(bytes.count == 640 * 480 * 3 / 2, "\(name) frame \(frame): \(bytes.count) bytes \(result.error)")
+            let luma = bytes.prefix(640 * 480).reduce(0) { $0 + Double($1) } / Double(640 * 480)
+            let chroma = bytes.suffix(from: 640 * 480).reduce(0) { $0 + abs(Double($1) - 128) } / Double(640 * 480 / 2)
+            return (luma, chroma)
+        }
+        for frame in [0, 25] {
+            let bright = try picture("record-bright", frame: frame), dark = try picture("record-dark", frame: frame)
+            #expect(bright.luma > dark.luma + 50, "frame \(frame): luma \(bright.luma) against \(dark.luma)")
+            #expect(bright.chroma > dark.chroma + 10 && dark.chroma < 3, "frame \(frame): chroma \(bright.chroma) against \(dark.chroma)")
+        }
     }
 
     @Test func faultsAreReportedAndTheMoviesStayPlayable() async throws {

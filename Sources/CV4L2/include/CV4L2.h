@@ -3,7 +3,9 @@
 // are opened when first needed (V4L2.c, V4LConvert.c), not when the program starts.
 #ifndef CV4L2_SHIM_H
 #define CV4L2_SHIM_H
+#include <errno.h>
 #include <fcntl.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <linux/videodev2.h>
 #include <libv4l2.h>
@@ -41,6 +43,40 @@ static inline unsigned long CV4L2_VIDIOC_QUERYCTRL(void) { return VIDIOC_QUERYCT
 static inline unsigned long CV4L2_VIDIOC_G_EXT_CTRLS(void) { return VIDIOC_G_EXT_CTRLS; }
 static inline unsigned long CV4L2_VIDIOC_S_EXT_CTRLS(void) { return VIDIOC_S_EXT_CTRLS; }
 static inline unsigned long CV4L2_VIDIOC_QUERY_EXT_CTRL(void) { return VIDIOC_QUERY_EXT_CTRL; }
+
+static inline unsigned long CV4L2_VIDIOC_QUERYMENU(void) { return VIDIOC_QUERYMENU; }
+static inline unsigned long CV4L2_VIDIOC_TRY_EXT_CTRLS(void) { return VIDIOC_TRY_EXT_CTRLS; }
+static inline unsigned long CV4L2_VIDIOC_SUBSCRIBE_EVENT(void) { return VIDIOC_SUBSCRIBE_EVENT; }
+static inline unsigned long CV4L2_VIDIOC_DQEVENT(void) { return VIDIOC_DQEVENT; }
+
+// Reads (request VIDIOC_G_EXT_CTRLS) or tries or sets (VIDIOC_TRY_EXT_CTRLS, VIDIOC_S_EXT_CTRLS)
+// `count` controls' current values in one call, so a driver applies a set atomically where it
+// can. `is64` says which controls are 64-bit (V4L2 keeps the others in a 32-bit field of its
+// packed struct, which Swift cannot lay out). Returns 0, or the errno with the failing control's
+// index in *errorIndex (count when the driver names none).
+static inline int CV4L2_extControls(int fd, unsigned long request, uint32_t count, const uint32_t *ids,
+                                    const uint8_t *is64, int64_t *values, uint32_t *errorIndex) {
+    struct v4l2_ext_control controls[64];
+    if (count == 0 || count > 64) return EINVAL;
+    memset(controls, 0, sizeof controls);
+    for (uint32_t i = 0; i < count; i++) {
+        controls[i].id = ids[i];
+        if (is64[i]) controls[i].value64 = values[i]; else controls[i].value = (int32_t)values[i];
+    }
+    struct v4l2_ext_controls all;
+    memset(&all, 0, sizeof all);
+    all.which = V4L2_CTRL_WHICH_CUR_VAL;
+    all.count = count;
+    all.controls = controls;
+    int result;
+    do { result = v4l2_ioctl(fd, request, &all); } while (result < 0 && errno == EINTR);
+    if (result < 0) {
+        *errorIndex = all.error_idx;
+        return errno;
+    }
+    for (uint32_t i = 0; i < count; i++) values[i] = is64[i] ? controls[i].value64 : controls[i].value;
+    return 0;
+}
 
 // Four-character pixel format codes, built by a macro.
 static inline uint32_t CV4L2_fourcc(char a, char b, char c, char d) { return v4l2_fourcc(a, b, c, d); }

@@ -18,6 +18,7 @@ package final class CameraBufferDelivery: Sendable {
     private let converter: LockedValue<CameraPictureConverter?>
     private let pool: PixelBufferPool?
     private let live: Bool
+    private let device: String
     private let lastSequence = LockedValue<UInt32?>(nil)
     private let holdTimes = LockedValue(ConversionStatistics())
     /// The format of the frames delivered: I420 unless NV12 passes through.
@@ -36,6 +37,7 @@ package final class CameraBufferDelivery: Sendable {
         self.height = height
         self.bytesPerLine = bytesPerLine > 0 ? bytesPerLine : CameraPictureConverter.packedBytesPerLine(pixelFormat, width: width)
         self.live = live
+        self.device = device
         direct = pixelFormat.directPixelFormat
         frameFormat = direct ?? .i420
         color = CameraPictureConverter.color(for: pixelFormat)
@@ -81,7 +83,17 @@ package final class CameraBufferDelivery: Sendable {
         let outcome = converter.withLock { $0!.convert(buffer.bytes, into: destination) }
         holder = nil  // back to the driver before the frame goes anywhere
         holdTimes.withLock { $0.add(MonotonicClock.now() &- leased) }
-        guard outcome == .converted else { return handler(.corrupted) }
+        if case .corrupt(let reason) = outcome {
+            // Said once per stream at warning level, then at debug: a damaged stream can be
+            // damaged in every picture.
+            let first = holdTimes.withLock { s in
+                s.corruptCount += 1
+                s.lastCorruption = reason
+                return s.corruptCount == 1
+            }
+            MovieRecorderLogging.log(first ? .warning : .debug, "camera", "\(device): a picture was left out: \(reason)")
+            return handler(.corrupted)
+        }
         handler(.frame(VideoFrame(packed: lease.base, width: width, height: height, pixelFormat: .i420,
                                   timestamp: buffer.timestamp, sequenceNumber: UInt64(buffer.sequence), storage: lease)))
     }

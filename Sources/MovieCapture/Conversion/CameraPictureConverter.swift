@@ -28,6 +28,10 @@ package final class CameraPictureConverter {
     ///   - descriptor: the device's descriptor for libv4lconvert, or -1 for recorded buffers.
     package init(pixelFormat: V4L2PixelFormat, width: Int, height: Int, bytesPerLine: Int = 0, descriptor: Int32 = -1,
                  device: String) throws(DeviceError) {
+        guard width > 0, height > 0, width % 2 == 0, height % 2 == 0 else {
+            throw DeviceError(.unsupportedFormat, device: device, step: "starting the \(pixelFormat) conversion",
+                              detail: "\(width)x\(height) cannot be converted to 4:2:0; width and height must be even")
+        }
         self.pixelFormat = pixelFormat
         self.width = width
         self.height = height

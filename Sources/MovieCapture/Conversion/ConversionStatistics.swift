@@ -8,6 +8,10 @@ public struct ConversionStatistics: Hashable, Sendable {
     public var totalNanoseconds: UInt64 = 0
     /// The longest hold time, in nanoseconds.
     public var maximumNanoseconds: UInt64 = 0
+    /// Buffers found damaged (counted as corrupt frames and left out).
+    public var corruptCount = 0
+    /// Why the latest damaged buffer was refused, such as "the JPEG is cut short".
+    public var lastCorruption: String?
 
     /// The mean hold time in milliseconds (0 before the first buffer).
     public var meanMilliseconds: Double { count == 0 ? 0 : Double(totalNanoseconds) / Double(count) / 1e6 }

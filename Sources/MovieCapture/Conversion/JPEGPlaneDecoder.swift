@@ -45,13 +45,16 @@ package final class JPEGPlaneDecoder {
         }
         var w: Int32 = 0, h: Int32 = 0, sampling: Int32 = 0, colorspace: Int32 = 0
         let bytes = base.assumingMemoryBound(to: UInt8.self)
-        guard tjDecompressHeader3(handle, bytes, UInt(length), &w, &h, &sampling, &colorspace) == 0,
-              colorspace == TJCS_YCbCr.rawValue || colorspace == TJCS_GRAY.rawValue else {
-            // No name for the layout (or not YCbCr): through RGB, if TurboJPEG can read it at all.
-            return decodeThroughRGB(bytes, length: length, into: destination)
-        }
+        let header = tjDecompressHeader3(handle, bytes, UInt(length), &w, &h, &sampling, &colorspace)
+        // TurboJPEG fills in the size before it complains about a layout it cannot name; a
+        // picture of another size would be scaled to fit by the RGB path, so it is refused here.
+        guard w > 0, h > 0 else { return .corrupt("TurboJPEG cannot read its header: \(String(cString: tjGetErrorStr2(handle)))") }
         guard Int(w) == width, Int(h) == height else {
             return .corrupt("the JPEG is \(w)x\(h), not the stream's \(width)x\(height)")
+        }
+        guard header == 0, colorspace == TJCS_YCbCr.rawValue || colorspace == TJCS_GRAY.rawValue else {
+            // No name for the layout (or not YCbCr): through RGB, if TurboJPEG can read it at all.
+            return decodeThroughRGB(bytes, length: length, into: destination)
         }
         if sampling == TJSAMP_420.rawValue {
             return finish(CTurboJPEG_decompressToPlanes(handle, bytes, UInt(length), destination.y, Int32(width),
@@ -99,12 +102,14 @@ package final class JPEGPlaneDecoder {
 
     /// A decode's result. Errors, and warnings about missing or damaged data (libjpeg then fills
     /// the rest of the picture with grey), make a corrupt picture; the one warning webcams cause
-    /// all the time on whole pictures, extraneous bytes before a marker, passes. TurboJPEG gives
-    /// warnings as text only: libjpeg's message (JWRN_EXTRANEOUS_DATA) tells them apart.
+    /// all the time on whole pictures, extraneous bytes before the end-of-image marker, passes.
+    /// Before any other marker (a restart marker after damaged data) it does not. TurboJPEG gives
+    /// warnings as text only, and only the first: libjpeg's message (JWRN_EXTRANEOUS_DATA) tells
+    /// them apart.
     private func finish(_ status: Int32) -> ConversionOutcome {
         guard status != 0 else { return .converted }
         let message = String(cString: tjGetErrorStr2(handle))
-        if tjGetErrorCode(handle) == TJERR_WARNING.rawValue, message.contains("extraneous bytes before marker") {
+        if tjGetErrorCode(handle) == TJERR_WARNING.rawValue, message.contains("extraneous bytes before marker 0xd9") {
             lastWarning = message
             return .converted
         }

@@ -1,4 +1,7 @@
 import MoviePlatform
+#if canImport(Glibc)
+import Glibc
+#endif
 internal import CV4L2
 
 /// libv4lconvert, for the camera formats libyuv and TurboJPEG do not cover (Bayer, vendor
@@ -16,7 +19,9 @@ package final class V4LConvertFallback {
             throw DeviceError(.libraryMissing, device: device, step: "starting libv4lconvert", detail: failure)
         }
         guard let converter = descriptor >= 0 ? v4lconvert_create(descriptor) : CV4L2_createOfflineConverter() else {
-            throw DeviceError(.failed, device: device, step: "starting libv4lconvert", detail: "v4lconvert_create failed")
+            let what = descriptor >= 0 ? "v4lconvert_create on the device" : "v4lconvert_create_with_dev_ops with no device behind it"
+            throw DeviceError(.failed, device: device, step: "starting libv4lconvert",
+                              detail: "\(what) failed: \(String(cString: strerror(errno)))")
         }
         self.converter = converter
         source = v4l2_format()

@@ -53,13 +53,20 @@ public final class CameraReplaySource: VideoSource {
         guard bufferCount >= 2 else { throw invalid("buffer count \(bufferCount) must be at least 2") }
         let file = try RandomAccessFile(path: path, mode: .read)
         defer { try? file.close() }
+        guard (width == nil) == (height == nil) else { throw invalid("give both width and height, or neither") }
         var size = width.flatMap { w in height.map { (w, $0) } }
-        if size == nil, format == .mjpeg {
+        if format == .mjpeg {
+            // The first picture's header (within its first MiB, past any Exif thumbnail) gives
+            // the size, and must agree with one given.
             var scanner = MJPEGFrameScanner(file: file)
-            if let first = try scanner.nextPicture(from: 0) {
-                size = try JPEGPlaneDecoder.size(of: try file.read(at: first.offset, count: first.count), device: path)
+            let header = try scanner.nextPicture(from: 0).map { try file.read(at: $0.offset, count: min($0.count, 1 << 20)) }
+            guard let header, let found = try JPEGPlaneDecoder.size(of: header, device: path) else {
+                throw SourceError(.malformedFile, source: path, step: "reading the first JPEG", "no JPEG picture whose size TurboJPEG can read")
             }
-            guard size != nil else { throw SourceError(.malformedFile, source: path, step: "reading the first JPEG", "no JPEG picture whose size TurboJPEG can read") }
+            if let size, size != found {
+                throw invalid("the pictures are \(found.width)x\(found.height), not \(size.0)x\(size.1); leave the size out")
+            }
+            size = found
         }
         guard let (w, h) = size else { throw invalid("a \(format) file needs the picture size (width and height)") }
         guard w > 0, h > 0, w % 2 == 0, h % 2 == 0 else { throw invalid("\(w)x\(h) cannot be encoded as 4:2:0; width and height must be even") }

@@ -18,12 +18,23 @@ package struct MJPEGFrameScanner {
     package init(file: RandomAccessFile) { self.file = file }
 
     /// The next picture at or after `offset`: where it starts, its length, and whether bytes
-    /// that were no picture came before it (damage in the stream). `nil` at the end of the file.
-    /// A picture the file cuts short runs to the end of the file, and its decoder finds it damaged.
+    /// that were no picture came before it (damage in the stream; zero or 0xFF padding is not).
+    /// `nil` at the end of the file. A picture the file cuts short runs to the end of the file,
+    /// and its decoder finds it damaged.
     package mutating func nextPicture(from offset: UInt64) throws -> (offset: UInt64, count: Int, skipped: Bool)? {
         guard let start = try find(start: offset) else { return nil }
         let end = try pictureEnd(after: start + 2)
-        return (start, Int((end ?? file.size) - start), start != offset)
+        return (start, Int((end ?? file.size) - start), try !onlyPadding(from: offset, to: start))
+    }
+
+    /// Whether the bytes in `from..<to` are all 0x00 or 0xFF, as drivers pad buffers.
+    private mutating func onlyPadding(from start: UInt64, to end: UInt64) throws -> Bool {
+        var position = start
+        while position < end {
+            guard let byte = try byte(at: position), byte == 0 || byte == 0xFF else { return false }
+            position += 1
+        }
+        return true
     }
 
     /// The next "FF D8 FF" (start of image followed by a marker) at or after `offset`.
@@ -42,9 +53,13 @@ package struct MJPEGFrameScanner {
     /// bad picture does not take the rest of the stream with it.
     private mutating func pictureEnd(after offset: UInt64) throws -> UInt64? {
         var position = offset
+        var segmentStart = offset
         // Marker segments: FF, the marker, a big-endian length that counts itself.
         while true {
-            guard try byte(at: position) == 0xFF else { return try find(start: position) }
+            // A length that led nowhere: the picture ends at the next start marker after the
+            // segment it belongs to.
+            guard try byte(at: position) == 0xFF else { return try find(start: segmentStart + 2) }
+            segmentStart = position
             guard let marker = try byte(at: position + 1) else { return nil }
             if marker == 0xFF { position += 1; continue }  // fill byte
             if marker == 0xD9 { return position + 2 }

@@ -173,11 +173,13 @@ package final class V4L2Stream: @unchecked Sendable {
     /// never ran, when its thread could not start).
     package func shutdown() {
         var type = Int32(V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue)
+        // Stream off before marking the stream closing: once it is, the last lent frame's
+        // release may close the device, and the ioctl would reach a closed descriptor.
+        if !lending.withLock({ $0.closing }) { _ = device.ioctl(CV4L2_VIDIOC_STREAMOFF(), &type) }
         let teardown: Bool = lending.withLock { s in
             s.closing = true
             return s.outstanding == 0 && !s.closed ? { s.closed = true; return true }() : false
         }
-        _ = device.ioctl(CV4L2_VIDIOC_STREAMOFF(), &type)
         if teardown { release() }
     }
 

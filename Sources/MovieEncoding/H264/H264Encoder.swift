@@ -175,9 +175,6 @@ package final class H264Encoder: @unchecked Sendable {
 }
 
 extension H264Encoder {
-    /// Whether x264 knows the preset (a name or its number) and every comma-separated tune,
-    /// checked before x264 sees them: x264 prints its complaint about an unknown name to
-    /// standard error itself.
     /// The description the stream carries: the settings' primaries and transfer function, and
     /// the source's matrix and range when it states them (they describe how its samples were
     /// made, as a JPEG's full-range BT.601).
@@ -189,6 +186,9 @@ extension H264Encoder {
         return color
     }
 
+    /// Whether x264 knows the preset (a name or its number) and every comma-separated tune,
+    /// checked before x264 sees them: x264 prints its complaint about an unknown name to
+    /// standard error itself.
     static func isKnown(preset: String, tune: String?) -> Bool {
         let presetKnown = CX264_is_known_name(0, preset) != 0 || (Int(preset).map { (0...9).contains($0) } ?? false)
         let tunes = tune?.split(separator: ",").map(String.init) ?? []

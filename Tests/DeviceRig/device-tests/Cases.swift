@@ -27,6 +27,9 @@ final class Cases {
             try await $0.recordFormat(.rgb24, orientation: try VideoOrientation(rotationAngle: 270, isMirrored: true), $1)
         },
         DeviceTestCase(name: "record-uyvy") { try await $0.recordFormat(.uyvy, orientation: try VideoOrientation(rotationAngle: 180), $1) },
+        DeviceTestCase(name: "controls") { try $0.controls($1) },
+        DeviceTestCase(name: "record-bright") { try await $0.recordWithControls(brightness: 200, saturation: 255, $1) },
+        DeviceTestCase(name: "record-dark") { try await $0.recordWithControls(brightness: 50, saturation: 0, $1) },
         DeviceTestCase(name: "fault-buf-error") { try await $0.bufferError($1) },
         DeviceTestCase(name: "fault-dropped") { try await $0.droppedBuffers($1) },
         DeviceTestCase(name: "fault-wrap-sequence") { try await $0.wrapSequence($1) },
@@ -148,6 +151,52 @@ final class Cases {
         // that carry the driver's time arrive before it.
         let earliest = recording.camera.lag?.lowerBound ?? 0
         record.expect(earliest <= -10_000_000, "no frame carries vivid's timestamp (each arrived \(earliest / 1_000_000) ms or more after it)")
+    }
+
+    /// vivid's controls listed with their ranges; a value set under the configuration lock reads
+    /// back; an out-of-range value, a read-only control and a second lock give typed errors.
+    func controls(_ record: CaseRecord) throws {
+        let camera = try camera(.yuyv)
+        let controls = try camera.controls()
+        record.set("count", controls.count)
+        record.set("keys", controls.map(\.key).joined(separator: ","))
+        for key in ["brightness", "contrast", "saturation", "hue"] {
+            guard let control = controls.first(where: { $0.key == key }) else {
+                record.fail("no \(key) among \(controls.map(\.key))")
+                continue
+            }
+            record.set(key, "\(control.minimum)..\(control.maximum)/\(control.defaultValue)")
+        }
+        let kinds = Set(controls.map { "\($0.kind)".split(separator: "(").first.map(String.init) ?? "" })
+        record.set("kinds", kinds.sorted().joined(separator: ","))
+        let configuration = try camera.lockForConfiguration()
+        defer { configuration.unlockForConfiguration() }
+        try configuration.setValues([(.brightness, 200), (.contrast, 100)])
+        record.set("set_brightness", try configuration.value(of: .brightness))
+        record.expect(try configuration.value(of: .brightness) == 200, "brightness does not read back 200")
+        func code(_ body: () throws -> Void) -> String {
+            do { try body(); return "accepted" } catch let error as CameraControlError { return error.code.description } catch { return "\(error)" }
+        }
+        record.set("out_of_range", code { try configuration.setValue(300, for: .brightness) })
+        if let readOnly = controls.first(where: { $0.flags.contains(.readOnly) && $0.isSupported }) {
+            record.set("read_only", readOnly.key + ":" + code { try configuration.setValue(readOnly.value ?? 0, forControlNamed: readOnly.key) })
+        } else {
+            record.fail("no read-only control among \(controls.map(\.key))")
+        }
+        record.set("second_lock", code { _ = try camera.lockForConfiguration() })
+        record.set("unknown", code { try configuration.setValue(1, forControlNamed: "no_such_control") })
+        try configuration.setValues([(.brightness, 128), (.contrast, 128)])
+    }
+
+    /// Records 2 s of YUYV with brightness and saturation set before the session starts; the
+    /// host compares the pictures of the two recordings, the first frame included.
+    func recordWithControls(brightness: Int64, saturation: Int64, _ record: CaseRecord) async throws {
+        let configuration = try camera(.yuyv).lockForConfiguration()
+        try configuration.setValues([(.brightness, brightness), (.saturation, saturation)])
+        let recording = try await self.record(.yuyv, record, seconds: 2)
+        try configuration.setValues([(.brightness, 128), (.saturation, 128)])
+        configuration.unlockForConfiguration()
+        record.expect(recording.result.isPlayable, "not playable: \(recording.result)")
     }
 
     /// `inject_v4l2_buf_flag_error` 2 s in: the next buffer comes back with V4L2_BUF_FLAG_ERROR.
