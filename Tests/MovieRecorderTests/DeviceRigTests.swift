@@ -30,8 +30,8 @@ import Testing
     @Test func everyCasePassesInTheVM() async throws {
         let rig = await DeviceRig.shared.result()
         #expect(rig.status == 0, "run-device-tests exited with \(rig.status) after \(rig.seconds) s:\n\(rig.output)")
-        let names = ["discovery", "record-yuyv", "record-nv12", "record-rgb24", "record-uyvy", "controls", "record-bright",
-                     "record-dark", "fault-buf-error", "fault-dropped",
+        let names = ["discovery", "record-yuyv", "record-nv12", "record-rgb24", "record-uyvy", "controls", "control-events",
+                     "audio-levels", "record-bright", "record-dark", "fault-buf-error", "fault-dropped",
                      "fault-wrap-sequence", "fault-wrap-timestamp", "fault-disconnect", "replug", "alsa-overrun"]
         for name in names {
             let summary = rig.cases[name]
@@ -113,6 +113,19 @@ import Testing
         #expect(controls["read_only"] == "read_only_integer_32_bits:readOnly")
         #expect(controls["second_lock"] == "locked")
         #expect(controls["unknown"] == "notFound")
+        // Brightness set to 77 through another descriptor arrives as a change.
+        #expect(try rig.summary("control-events")["event"] == "brightness:77")
+    }
+
+    /// The loopback's tone, 12000 of 32768 on both channels, metered by the session: the average
+    /// power reads 20·log10(A/√2) and the held peak 20·log10(A) within 0.1 dB.
+    @Test func theLoopbacksToneReadsItsLevel() async throws {
+        let levels = try await DeviceRig.shared.result().summary("audio-levels")
+        let amplitude = 12_000.0 / 32_768
+        let average = (levels["average"] ?? "").split(separator: ",").compactMap { Double($0) }
+        let peak = (levels["peak"] ?? "").split(separator: ",").compactMap { Double($0) }
+        #expect(average.count == 2 && average.allSatisfy { abs($0 - 20 * log10(amplitude / 2.0.squareRoot())) <= 0.1 }, "\(levels)")
+        #expect(peak.count == 2 && peak.allSatisfy { abs($0 - 20 * log10(amplitude)) <= 0.1 }, "\(levels)")
     }
 
     /// Brightness and saturation set before the session starts are in the pictures from the

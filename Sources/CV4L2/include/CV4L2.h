@@ -78,6 +78,30 @@ static inline int CV4L2_extControls(int fd, unsigned long request, uint32_t coun
     return 0;
 }
 
+// Subscribes to a control's change events (V4L2_EVENT_CTRL), changes made through this file
+// descriptor included. Returns 0 or the errno.
+static inline int CV4L2_subscribeControl(int fd, uint32_t id) {
+    struct v4l2_event_subscription subscription;
+    memset(&subscription, 0, sizeof subscription);
+    subscription.type = V4L2_EVENT_CTRL;
+    subscription.id = id;
+    subscription.flags = V4L2_EVENT_SUB_FL_ALLOW_FEEDBACK;
+    return v4l2_ioctl(fd, VIDIOC_SUBSCRIBE_EVENT, &subscription) == 0 ? 0 : errno;
+}
+
+// Takes one pending control event: its control, new value (64-bit controls in full) and
+// V4L2_EVENT_CTRL_CH_* bits. Returns 0, or the errno (ENOENT: none pending).
+static inline int CV4L2_dequeueControlEvent(int fd, uint32_t *id, int64_t *value, uint32_t *changes) {
+    struct v4l2_event event;
+    memset(&event, 0, sizeof event);
+    if (v4l2_ioctl(fd, VIDIOC_DQEVENT, &event) != 0) return errno;
+    if (event.type != V4L2_EVENT_CTRL) { *id = 0; return 0; }
+    *id = event.id;
+    *value = event.u.ctrl.type == V4L2_CTRL_TYPE_INTEGER64 ? event.u.ctrl.value64 : event.u.ctrl.value;
+    *changes = event.u.ctrl.changes;
+    return 0;
+}
+
 // Four-character pixel format codes, built by a macro.
 static inline uint32_t CV4L2_fourcc(char a, char b, char c, char d) { return v4l2_fourcc(a, b, c, d); }
 

@@ -28,6 +28,8 @@ final class Cases {
         },
         DeviceTestCase(name: "record-uyvy") { try await $0.recordFormat(.uyvy, orientation: try VideoOrientation(rotationAngle: 180), $1) },
         DeviceTestCase(name: "controls") { try $0.controls($1) },
+        DeviceTestCase(name: "control-events") { try await $0.controlEvents($1) },
+        DeviceTestCase(name: "audio-levels") { try await $0.audioLevels($1) },
         DeviceTestCase(name: "record-bright") { try await $0.recordWithControls(brightness: 200, saturation: 255, $1) },
         DeviceTestCase(name: "record-dark") { try await $0.recordWithControls(brightness: 50, saturation: 0, $1) },
         DeviceTestCase(name: "fault-buf-error") { try await $0.bufferError($1) },
@@ -186,6 +188,49 @@ final class Cases {
         record.set("second_lock", code { _ = try camera.lockForConfiguration() })
         record.set("unknown", code { try configuration.setValue(1, forControlNamed: "no_such_control") })
         try configuration.setValues([(.brightness, 128), (.contrast, 128)])
+    }
+
+    /// A change made through another descriptor (as `v4l2-ctl -c` would) arrives on
+    /// `controlChanges()`.
+    func controlEvents(_ record: CaseRecord) async throws {
+        let changes = try camera(.yuyv).controlChanges()
+        let other = try DriverControls(path: video)
+        defer { other.close() }
+        try other.set("brightness", 77)
+        let reader = Task { () -> CameraControlChange? in
+            for await change in changes where change.key == "brightness" { return change }
+            return nil
+        }
+        let deadline = Task {
+            try? await Task.sleep(for: .seconds(3))
+            reader.cancel()
+        }
+        let change = await reader.value
+        deadline.cancel()
+        record.set("event", change.map { "\($0.key):\($0.value.map { String($0) } ?? "none")" } ?? "none")
+        try other.set("brightness", 128)
+    }
+
+    /// The loopback's tone (a 1 kHz sine at 12000 of 32768, both channels) metered by the
+    /// session with no output: each channel's average power and held peak after a second.
+    func audioLevels(_ record: CaseRecord) async throws {
+        let microphone = try microphone()
+        let session = CaptureSession()
+        try await session.configure { config in try config.addInput(microphone) }
+        let updates = session.audioLevelUpdates()
+        try await session.startRunning()
+        var readings = 0
+        var last: [AudioChannelLevel] = []
+        for await levels in updates {
+            readings += 1
+            last = levels
+            if readings == 50 { break }
+        }
+        await session.stopRunning()
+        func text(_ values: [Float]) -> String { values.map { String((Double($0) * 1000).rounded() / 1000) }.joined(separator: ",") }
+        record.set("average", text(last.map(\.averagePowerLevel)))
+        record.set("peak", text(last.map(\.peakHoldLevel)))
+        record.set("readings", readings)
     }
 
     /// Records 2 s of YUYV with brightness and saturation set before the session starts; the
