@@ -3,7 +3,22 @@
 public struct CameraControl: Hashable, Sendable, CustomStringConvertible {
     /// What kind of value a control takes.
     public enum Kind: Hashable, Sendable {
-        case integer, boolean, menu, integerMenu, button, integer64, bitmask, string
+        /// A 32-bit integer in a range, with a step.
+        case integer
+        /// On (1) or off (0).
+        case boolean
+        /// One of named entries (``CameraControl/menuItems``).
+        case menu
+        /// One of integer entries, such as link frequencies.
+        case integerMenu
+        /// An action with no value, such as "focus once".
+        case button
+        /// A 64-bit integer.
+        case integer64
+        /// A set of bits.
+        case bitmask
+        /// Text: listed, not read or set here.
+        case string
         /// A compound or otherwise unsupported type (arrays, areas, codec structures): listed,
         /// not read or set. The associated value is V4L2's type code.
         case unsupported(UInt32)
@@ -11,6 +26,7 @@ public struct CameraControl: Hashable, Sendable, CustomStringConvertible {
 
     /// The driver's flags on a control.
     public struct Flags: OptionSet, Hashable, Sendable {
+        /// V4L2's `V4L2_CTRL_FLAG_*` bits.
         public let rawValue: UInt32
         /// Creates flags from V4L2's `V4L2_CTRL_FLAG_*` bits.
         public init(rawValue: UInt32) { self.rawValue = rawValue }
