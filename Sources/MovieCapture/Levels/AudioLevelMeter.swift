@@ -38,6 +38,18 @@ public struct AudioLevelMeter: Sendable {
         var peaks = [Double](repeating: 0, count: channels)
         let frames = min(buffer.frameCount, buffer.bytes.count / max(1, format.bytesPerFrame))
         buffer.bytes.withUnsafeBytes { bytes in
+            if format.bitsPerChannel == 16, !format.isFloat, !format.isBigEndian {
+                // The common case (16-bit little-endian, as ALSA and the tone give) read directly.
+                for frame in 0..<frames {
+                    for channel in 0..<channels {
+                        let raw = bytes.loadUnaligned(fromByteOffset: 2 * (frame * channels + channel), as: Int16.self)
+                        let value = Double(Int16(littleEndian: raw)) / 32768
+                        squares[channel] += value * value
+                        peaks[channel] = max(peaks[channel], abs(value))
+                    }
+                }
+                return
+            }
             for frame in 0..<frames {
                 for channel in 0..<channels {
                     let value = sample(bytes, at: frame * channels + channel)
