@@ -27,8 +27,8 @@ let package = Package(
         .target(name: "MovieContainer", swiftSettings: strict),
         // One thin C module per system library: its header for Swift, a C shim for what Swift
         // cannot call, and the library's functions forwarded to it opened on first use (dlopen),
-        // so a command that never encodes or captures does not load x264, ALSA, libv4l2, libyuv or
-        // TurboJPEG at start. The headers come from Debian's -dev packages on the default paths
+        // so a command that never encodes or captures does not load x264, ALSA, libv4l2, libyuv,
+        // TurboJPEG or libsamplerate at start. The headers come from Debian's -dev packages on the default paths
         // (Scripts/install-dependencies); nothing is linked at build time.
         .target(name: "CX264", dependencies: ["CLinux"]),
         .target(name: "CALSA", dependencies: ["CLinux"]),
@@ -36,13 +36,15 @@ let package = Package(
         .target(name: "CTurboJPEG", dependencies: ["CLinux"]),
         .target(name: "CAVCodec", dependencies: ["CLinux"]),
         .target(name: "CYUV", dependencies: ["CLinux"]),
+        .target(name: "CSampleRate", dependencies: ["CLinux"]),
+        .target(name: "CHeif", dependencies: ["CLinux"]),
         // Linux calls glibc hides behind _GNU_SOURCE (fallocate), and the loader the others use.
         .target(name: "CLinux"),
         // Files, mappings, threads, bounded queues, the clock and the library loader: internal to
         // this package (`package` access), the only Swift code that calls the system directly.
         .target(
             name: "MoviePlatform",
-            dependencies: ["MovieContainer", "CLinux", "CX264", "CALSA", "CV4L2", "CTurboJPEG", "CAVCodec", "CYUV"],
+            dependencies: ["MovieContainer", "CLinux", "CX264", "CALSA", "CV4L2", "CTurboJPEG", "CAVCodec", "CYUV", "CSampleRate", "CHeif"],
             swiftSettings: strict
         ),
         // Where media comes from: V4L2 cameras (their formats converted by libyuv and TurboJPEG),
@@ -52,10 +54,12 @@ let package = Package(
             dependencies: ["MovieContainer", "MoviePlatform", "CV4L2", "CALSA", "CTurboJPEG", "CYUV", "CLinux"],
             swiftSettings: strict
         ),
-        // H.264 through libx264, AAC through FFmpeg's libavcodec, JPEG through TurboJPEG, Exif.
+        // H.264 through libx264, AAC through FFmpeg's libavcodec, JPEG through TurboJPEG, HEIF
+        // through libheif, Exif;
+        // audio resampled through libsamplerate to follow a microphone's clock.
         .target(
             name: "MovieEncoding",
-            dependencies: ["MovieContainer", "MoviePlatform", "MovieCapture", "CX264", "CTurboJPEG", "CAVCodec"],
+            dependencies: ["MovieContainer", "MoviePlatform", "MovieCapture", "CX264", "CTurboJPEG", "CAVCodec", "CSampleRate", "CHeif"],
             swiftSettings: strict
         ),
         // The AVFoundation-shaped API: session, outputs, rotation, file editing.

@@ -94,6 +94,31 @@ if 'segments' in d:
     h = d['segments']
     out.append("")
     out.append(f"h. Segment switching, 720p30 veryfast and AAC live, {h['switches']:.0f} switches: {h['droppedWorst']:.0f} dropped, {h['files']:.0f} files; writing-thread time per switch median {h['switchMedianMs']:.2f} ms, p99 {h['switchP99Ms']:.2f} ms, max {h['switchMaxMs']:.2f} ms.")
+if 'clockCorrection' in d:
+    i = d['clockCorrection']
+    out.append("")
+    out.append(f"i. Audio clock correction, 48 kHz stereo from a microphone {i['partsPerMillion']:.0f} ppm fast, {i['seconds']:.0f} s: the library {i['librarySecondsPerSecond']*1000:.2f} ms per second of audio (measuring only {i['libraryMeasuringOnlySecondsPerSecond']*1000:.3f} ms); ffmpeg resampling the same tone 48048 → 48000 Hz, above its run with no filter: libswresample {i['ffmpegSwrSecondsPerSecond']*1000:.2f} ms, its soxr engine {i['ffmpegSoxrSecondsPerSecond']*1000:.2f} ms.")
+if 'photos' in d:
+    p = d['photos']
+    burst = {r['contender']: r for r in p['burst']}
+    out.append("")
+    out.append("j. Photos, a burst of 1080p frames from a Y4M file (photos per second, first request to last file; peak RSS): "
+               + ", ".join(f"{name} {r['photosPerSecond']:.1f} ({r['peakRSSMiB']:.1f} MiB)" for name, r in burst.items())
+               + f"; JPEG {p['burstRatio']:.2f}× {p['fasterPeer']}.")
+    lag = "; ".join(f"{c['fps']:.0f} fps {c['mode']}: median {c['medianMs']:.1f} ms, worst {c['worstMs']:.1f} ms" for c in p['shutterLag'])
+    out.append("")
+    out.append(f"j. Shutter lag, request to the chosen frame's capture time (live test pattern): {lag}.")
+    w = p['whileRecording']
+    r = p['ringCopies']
+    out.append("")
+    out.append(f"j. {w['photos']:.0f} photos during a {w['seconds']:.0f} s live 720p30 recording: {max(w['dropped']):.0f} frames dropped in the worst of {len(w['dropped'])} runs. "
+               f"Zero shutter lag's copies on an idle 1080p30 session: {r['cpuPerFrameSeconds']*1000:.3f} ms CPU per frame, peak RSS +{r['peakRSSExtraMiB']:.1f} MiB.")
+if 'rigShutterLag' in d:
+    g = d['rigShutterLag']
+    rows = "; ".join(f"{c['contender']}: lag median {c['medianLagMs']:.1f} ms (|lag| median {c['medianDistanceMs']:.1f}, worst {c['worstDistanceMs']:.1f}), to file median {c['medianFileMs']:.1f} ms (worst {c['worstFileMs']:.1f})"
+                     for c in g['contenders'])
+    out.append("")
+    out.append(f"j2. Shutter lag in the device rig, vivid 640x480 at {g['fps']:.0f} fps, {g['vmRuns']:.0f} VM runs (request to the frame's driver timestamp, and to the photo on disk; the peers start per photo): {rows}.")
 out.append("")
 out.append("Targets: " + "; ".join(f"{t['section']} {t['target']}: {'PASS' if t['passed'] else 'FAIL'} ({t['detail']})" for t in d['targets']))
 print("\n".join(out))

@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import MovieRecorder
-import MovieCapture
+@_spi(Benchmarks) import MovieCapture
 import MovieEncoding
 import MovieContainer
 
@@ -33,11 +33,14 @@ func live(_ arguments: [String]) async throws {
     report("recordedSeconds", Double(duration.seconds) + Double(duration.attoseconds) / 1e18)
 }
 
-/// The tone and how it is stored, from `--audio aac|lpcm|none` (AAC by default).
+/// The tone and how it is stored, from `--audio aac|aac-drifting|lpcm|none` (AAC by default).
 func audio(_ options: Options, realTime: Bool) throws -> ((any AudioSource)?, AudioEncoderSettings) {
     switch options.value("--audio") ?? "aac" {
     case "none": return (nil, .aac)
     case "aac": return (try ToneSource(realTime: realTime), .aac)
+    // A microphone 50 ppm fast, as an ordinary sound card's crystal is: the recording measures
+    // it and resamples the audio to follow the video's clock.
+    case "aac-drifting": return (try ToneSource(crystalPartsPerMillion: 50), .aac)
     case "lpcm": return (try ToneSource(realTime: realTime), .lpcm)
     case let other: throw WorkerError("--audio \(other) is not aac, lpcm or none")
     }

@@ -21,7 +21,7 @@ func fail(_ message: String) -> Never {
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-guard let command = arguments.first else { fail("usage: bench-worker encode|replay|convert|rotation|live|pattern|tone|size|segments|paced|stop-memory ...") }
+guard let command = arguments.first else { fail("usage: bench-worker encode|replay|convert|correct|rotation|live|pattern|tone|size|segments|paced|stop-memory|photo-burst|photo-lag|photo-recording|photo-idle ...") }
 do {
     switch command {
     case "encode": try await encode(Array(arguments.dropFirst()))
@@ -35,6 +35,11 @@ do {
     case "stop-memory": try stopAndMemory(Array(arguments.dropFirst()))
     case "replay": try await replay(Array(arguments.dropFirst()))
     case "convert": try convert(Array(arguments.dropFirst()))
+    case "correct": try correct(Array(arguments.dropFirst()))
+    case "photo-burst": try await photoBurst(Array(arguments.dropFirst()))
+    case "photo-lag": try await photoLag(Array(arguments.dropFirst()))
+    case "photo-recording": try await photoRecording(Array(arguments.dropFirst()))
+    case "photo-idle": try await photoIdle(Array(arguments.dropFirst()))
     default: fail("unknown case '\(command)'")
     }
 } catch {

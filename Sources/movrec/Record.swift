@@ -8,19 +8,24 @@ enum RecordCommand {
                [--size WxH] [--fps N[/D]] [--rotation A] [--mirror] [--duration S] [--overwrite]
                [--preset P] [--tune T] [--profile P] [--crf N | --bitrate KBITS] [--keyint N]
                [--bframes N] [--threads N] [--x264-params k=v:k=v] [--quiet]
-               [--audio-codec aac|lpcm] [--audio-bitrate KBITS] [--sync-marks]
+               [--audio-codec aac|lpcm] [--audio-bitrate KBITS] [--no-clock-correction] [--sync-marks] [--tone-drift PPM]
                [--segment-duration S] [--segment-size BYTES[K|M|G]] [--strftime] [--segment-on-rotation]
                [--keep-segments N] [--keep-bytes BYTES[K|M|G]]
                [--gravity iio[:NAME|:PATH] | manual] [--mounting front|back|external[:ROTATION]]
                [--control NAME=VALUE ...]
                [--max-size BYTES[K|M|G]] [--min-free BYTES[K|M|G]]
                [--fragment-interval S | --no-fragments] [--sync]
+               [--photo-every S [--photo-directory DIR]]
             Record H.264 and AAC (or --audio-codec lpcm; AAC at --audio-bitrate, default 128
             kbit/s for stereo, 64 for mono) into a QuickTime movie from a V4L2 camera (default
             /dev/video0), the test pattern, a Y4M file or recorded camera buffers (.yuyv, .uyvy,
             .nv12, .nv21, .rgb, .bgr, .i420 with --size and --fps, or a .mjpeg stream), and an ALSA
-            device, a tone or a WAV file (default none). --sync-marks makes the test pattern flash white and the tone click at
-            every whole second, to check audio-video sync. The rotation goes into the track matrix. Ctrl-C or SIGTERM stops cleanly with
+            device, a tone or a WAV file (default none). A sound card's clock is measured against
+            the system clock (the drift in ppm is on the status line and in the result) and its
+            audio resampled to follow the video, unless --no-clock-correction; --tone-drift PPM
+            makes the tone such a device, its clock that far off. --sync-marks makes the test
+            pattern flash white and the tone click at every whole second, to check audio-video
+            sync. The rotation goes into the track matrix. Ctrl-C or SIGTERM stops cleanly with
             a finalized movie; --duration stops after that many seconds of media. With --gravity
             the angle comes from the accelerometer and the camera's mounting (the driver's, or
             --mounting) instead of --rotation. A movie fragment is written every second (or
@@ -31,7 +36,9 @@ enum RecordCommand {
             losing no frame or sample; --segment-on-rotation also starts one when the device turns;
             --keep-segments and --keep-bytes delete the oldest files of the recording beyond them.
             --control sets a camera control (as `movrec controls` lists them) before recording,
-            and holds the camera's configuration lock until the recording ends.
+            and holds the camera's configuration lock until the recording ends. --photo-every
+            takes a JPEG photo every S seconds while recording, into --photo-directory (default
+            the movie's directory) as photo-0001.jpg and on, without costing the movie a frame.
         """
 }
 
@@ -56,22 +63,76 @@ func record(_ arguments: Arguments) async throws -> Int32 {
     }
     try await service.addOutput(movie)  // the service turns it to its angle (0 until gravity says otherwise)
     let observer = try await RecordCommand.orient(movie, options: options, sources: sources, service: service)
+    let photos = try await RecordCommand.photoOutput(options, sources: sources, service: service)
     try await RecordCommand.start(movie, in: service.session, options: options)
+    let photographer = photos.map { output in Task { await RecordCommand.takePhotos(output, options: options) } }
     let loop = RecordingLoop(movie: movie, session: service.session, output: options.output, quiet: options.quiet)
     defer { loop.cancel() }
     let result = await loop.run()
+    photographer?.cancel()
+    let taken = await photographer?.value
     await service.session.stopRunning()
+    if let photos, let taken {
+        await photos.finishProcessing()
+        if !options.quiet { print("\(taken) photos in \(RecordCommand.photoDirectory(options))") }
+    }
     await service.stopObservingRotation()
     withExtendedLifetime(observer) {}
     return RecordCommand.exitStatus(of: result)
 }
 
 extension RecordCommand {
+    /// With `--photo-every`, a photo output added to the service (which turns it to its angle).
+    static func photoOutput(_ options: RecordOptions, sources: RecordSources, service: CaptureService) async throws -> PhotoOutput? {
+        guard options.photoEvery != nil else { return nil }
+        let photos = PhotoOutput()
+        photos.isResponsiveCaptureEnabled = true
+        try await service.addOutput(photos)
+        // With --gravity the service turns it with the movie; otherwise it takes --rotation.
+        if sources.gravity == nil { try photos.setVideoRotationAngle(Double(options.orientation.rotationAngle)) }
+        photos.setVideoMirrored(options.orientation.isMirrored)
+        return photos
+    }
+
+    /// Where `--photo-every` writes: `--photo-directory`, else the movie's directory.
+    static func photoDirectory(_ options: RecordOptions) -> String {
+        if let directory = options.photoDirectory { return directory }
+        guard let slash = options.output.lastIndex(of: "/") else { return "." }
+        return String(options.output[..<slash])
+    }
+
+    /// Takes a photo every `--photo-every` seconds until cancelled; returns how many were written.
+    static func takePhotos(_ output: PhotoOutput, options: RecordOptions) async -> Int {
+        guard let every = options.photoEvery else { return 0 }
+        let clock = ContinuousClock(), start = clock.now
+        let directory = photoDirectory(options)
+        var taken = 0
+        for number in 1... {
+            do {
+                try await clock.sleep(until: start + every * Double(number))
+            } catch {
+                return taken
+            }
+            let digits = String(number)
+            let path = directory + "/photo-" + String(repeating: "0", count: max(0, 4 - digits.count)) + digits + ".jpg"
+            do {
+                _ = try await output.capturePhoto(to: path, overwrite: options.overwrite)
+                taken += 1
+            } catch is CancellationError {
+                return taken
+            } catch {
+                standardError("movrec: photo \(path): \(error)")
+            }
+        }
+        return taken
+    }
+
     /// The movie output with the encoder settings, limits, fragments and durability asked for.
     /// - Throws: `Arguments.UsageError` for a bad `--max-size`, `--min-free` or `--fragment-interval`.
     static func movieOutput(_ options: RecordOptions) throws -> MovieFileOutput {
         let movie = MovieFileOutput(encoderSettings: options.encoder)
         movie.audioSettings = options.audioEncoding
+        movie.audioClockCorrection = !options.noClockCorrection
         movie.segmentDuration = options.segmentDuration
         movie.segmentFileSize = try RecordOptions.byteCount(options.segmentSize, "--segment-size")
         movie.maximumSegmentCount = options.keepSegments

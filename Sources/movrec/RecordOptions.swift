@@ -20,6 +20,10 @@ struct RecordOptions {
     var hasRotation: Bool
     var encoder: H264EncoderSettings
     var audioEncoding: AudioEncoderSettings
+    /// `--no-clock-correction`: a microphone's audio keeps its own clock (the drift is still measured).
+    var noClockCorrection: Bool
+    /// `--tone-drift PPM`: the tone's samples counted on a clock that far off, like a microphone's.
+    var toneDrift: Int64?
     /// `--sync-marks`: the test pattern flashes and the tone clicks at every whole second.
     var syncMarks: Bool
     /// `--segment-duration`, `--segment-size`, `--keep-segments`, `--keep-bytes` (text until the
@@ -44,6 +48,9 @@ struct RecordOptions {
     var syncFragments: Bool
     var overwrite: Bool
     var quiet: Bool
+    /// `--photo-every S` and `--photo-directory DIR`: photos taken while recording.
+    var photoEvery: Duration?
+    var photoDirectory: String?
 
     /// Takes every option off `arguments`, then checks the values.
     /// - Throws: `Arguments.UsageError` naming the first bad option; `OrientationError` for an
@@ -70,6 +77,8 @@ struct RecordOptions {
         let audioCodecText = try args.option("--audio-codec")
         let audioBitrateText = try args.option("--audio-bitrate")
         syncMarks = args.flag("--sync-marks")
+        noClockCorrection = args.flag("--no-clock-correction")
+        let toneDriftText = try args.option("--tone-drift")
         let segmentDurationText = try args.option("--segment-duration")
         segmentSize = try args.option("--segment-size")
         let keepSegmentsText = try args.option("--keep-segments")
@@ -77,6 +86,8 @@ struct RecordOptions {
         strftime = args.flag("--strftime")
         segmentOnRotation = args.flag("--segment-on-rotation")
         quiet = args.flag("--quiet")
+        let photoEveryText = try args.option("--photo-every")
+        photoDirectory = try args.option("--photo-directory")
         try args.finish(positionalCount: 1...1)
         output = args.positional[0]
 
@@ -86,6 +97,12 @@ struct RecordOptions {
         frameRate = try fpsText.map(parseFrameRate)
         encoder = try encoderText.settings()
         audioEncoding = try Self.audioEncoding(codec: audioCodecText, bitrate: audioBitrateText)
+        toneDrift = try toneDriftText.map { text in
+            guard let ppm = Int64(text), abs(ppm) <= 9_000 else {
+                throw Arguments.UsageError(description: "--tone-drift \(text) is not a whole number of ppm from -9000 to 9000 (the correction follows up to 1%)")
+            }
+            return ppm
+        }
         segmentDuration = try segmentDurationText.map { text in
             guard let seconds = Double(text), seconds > 0, seconds <= 86_400 * 7 else {
                 throw Arguments.UsageError(description: "--segment-duration \(text) is not a positive number of seconds")
@@ -97,6 +114,15 @@ struct RecordOptions {
             return count
         }
         maxDuration = try durationText.map(Self.duration)
+        photoEvery = try photoEveryText.map { text in
+            guard let seconds = Double(text), seconds >= 0.05, seconds <= 86_400 else {
+                throw Arguments.UsageError(description: "--photo-every \(text) is not a number of seconds from 0.05 to 86400")
+            }
+            return .nanoseconds(Int64(seconds * 1e9))
+        }
+        if photoDirectory != nil && photoEvery == nil {
+            throw Arguments.UsageError(description: "--photo-directory needs --photo-every S")
+        }
     }
 
     private static func orientation(_ text: String, isMirrored: Bool) throws -> VideoOrientation {
@@ -104,7 +130,7 @@ struct RecordOptions {
         return try VideoOrientation(rotationAngle: angle, isMirrored: isMirrored)
     }
 
-    private static func size(_ text: String) throws -> (width: Int, height: Int) {
+    static func size(_ text: String) throws -> (width: Int, height: Int) {
         let parts = text.split(separator: "x")
         guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), w > 0, h > 0 else {
             throw Arguments.UsageError(description: "--size \(text) is not WIDTHxHEIGHT, such as 1280x720")

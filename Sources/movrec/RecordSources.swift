@@ -17,7 +17,7 @@ struct RecordSources {
     init(_ options: RecordOptions) throws {
         video = try makeVideoSource(options.video, size: options.size.map { ($0.width, $0.height) }, frameRate: options.frameRate,
                                     marksSeconds: options.syncMarks)
-        audio = try makeAudioSource(options.audio, marksSeconds: options.syncMarks)
+        audio = try makeAudioSource(options.audio, marksSeconds: options.syncMarks, toneDrift: options.toneDrift)
         gravity = try options.gravity.map(makeGravitySource)
         if gravity != nil && options.hasRotation {
             throw Arguments.UsageError(description: "--rotation and --gravity exclude each other: the angle comes from one or the other")

@@ -97,16 +97,24 @@ struct RecordingLoop {
         return source
     }
 
-    /// Rewrites the status line: media recorded, time elapsed, frames dropped, file size, and the
-    /// audio level of each channel (average power and peak hold, dBFS).
+    /// Rewrites the status line: media recorded, time elapsed, frames dropped, file size, the
+    /// microphone clock's drift, and the audio level of each channel (average power and peak
+    /// hold, dBFS).
     private func showStatus(since started: UInt64) {
         let elapsed = Double(MonotonicClock.now() - started) / 1e9
         let media = movie.recordedDuration
         let mediaSeconds = Double(media.components.seconds) + Double(media.components.attoseconds) / 1e18
         let line = "  \(Self.format(mediaSeconds, 1)) s recorded, \(Self.format(elapsed, 1)) s elapsed, "
             + "\(movie.droppedFrameCount) dropped, \(Self.format(Double(movie.recordedFileSize) / 1_000_000, 1)) MB"
-            + Self.meter(session.audioChannelLevels) + "   "
+            + Self.drift(movie.audioClockDrift) + Self.meter(session.audioChannelLevels) + "   "
         _ = "\r\(line)".withCString { write(2, $0, strlen($0)) }
+    }
+
+    /// The microphone clock's drift against the system clock, such as `, audio clock +42.1 ppm`;
+    /// nothing before it is measured.
+    static func drift(_ partsPerMillion: Double?) -> String {
+        guard let partsPerMillion else { return "" }
+        return ", audio clock \(partsPerMillion < 0 ? "-" : "+")\(format(abs(partsPerMillion), 1)) ppm"
     }
 
     /// A level meter for each channel: a bar of 10 cells over −60…0 dBFS for the average power,

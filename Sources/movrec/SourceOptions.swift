@@ -21,11 +21,13 @@ func makeVideoSource(_ spec: String, size: (Int, Int)?, frameRate: FrameRate?, m
 }
 
 /// The audio source `spec` names; `marksSeconds` makes the tone click at every whole second
-/// instead (`--sync-marks`).
-func makeAudioSource(_ spec: String, marksSeconds: Bool = false) throws -> (any AudioSource)? {
+/// instead (`--sync-marks`), and `toneDrift` counts the tone's samples on a clock that many
+/// parts per million off, as a microphone's are (`--tone-drift`).
+func makeAudioSource(_ spec: String, marksSeconds: Bool = false, toneDrift: Int64? = nil) throws -> (any AudioSource)? {
+    if toneDrift != nil && spec != "tone" { throw Arguments.UsageError(description: "--tone-drift needs --audio tone") }
     switch spec {
     case "none": return nil
-    case "tone": return try ToneSource(marksSeconds: marksSeconds)
+    case "tone": return try ToneSource(marksSeconds: marksSeconds, crystal: toneDrift.map { SimulatedCrystal(partsPerMillion: $0) })
     default:
         if spec.hasSuffix(".wav") { return try WAVFileSource(path: spec) }
         return try ALSAMicrophone(device: spec)

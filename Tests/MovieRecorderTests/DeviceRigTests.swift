@@ -12,11 +12,12 @@ import Testing
 /// readers.
 ///
 /// The rig installs what it needs through apt (QEMU, busybox, the Debian kernel), so it is never
-/// skipped; a rig that fails fails every test here with its output. The run takes about a
-/// minute and a half of VM time plus the release build of `device-tests`. The recordings are
+/// skipped; a rig that fails fails every test here with its output. The run takes about six
+/// minutes of VM time (four of them the clock-drift recordings) plus the release build of
+/// `device-tests`. The recordings are
 /// real time on an emulated CPU: on a two-core machine, other CPU-heavy work at the same time
 /// shows up as dropped frames.
-@Suite(.serialized, .timeLimit(.minutes(10))) struct DeviceRigTests {
+@Suite(.serialized, .timeLimit(.minutes(15))) struct DeviceRigTests {
     static let frameRate = 25.0
 
     /// The movies recorded in each camera format, with the orientation each was given.
@@ -32,13 +33,32 @@ import Testing
         #expect(rig.status == 0, "run-device-tests exited with \(rig.status) after \(rig.seconds) s:\n\(rig.output)")
         let names = ["discovery", "record-yuyv", "record-nv12", "record-rgb24", "record-uyvy", "controls", "control-events",
                      "audio-levels", "record-bright", "record-dark", "fault-buf-error", "fault-dropped",
-                     "fault-wrap-sequence", "fault-wrap-timestamp", "fault-disconnect", "replug", "alsa-overrun"]
+                     "fault-wrap-sequence", "fault-wrap-timestamp", "fault-disconnect", "replug", "alsa-overrun",
+                     "clock-drift-fast", "clock-drift-slow", "clock-drift-small-fast", "clock-drift-small-slow", "photo-zsl"]
         for name in names {
             let summary = rig.cases[name]
             #expect(summary != nil, "no CASE line for \(name):\n\(rig.output)")
             #expect(summary?["status"] == "pass", "\(name): \(summary.map { "\($0)" } ?? "missing")")
         }
-        #expect(rig.seconds < 300, "the rig took \(rig.seconds) s")
+        #expect(rig.seconds < 660, "the rig took \(rig.seconds) s")
+    }
+
+    /// vivid's own timestamps: with zero shutter lag each photo is within half of the 200 ms
+    /// interval of its request, without it the next frame is later; the photos decode.
+    @Test func zeroShutterLagOnVividsTimestamps() async throws {
+        let rig = await DeviceRig.shared.result()
+        let summary = try rig.summary("photo-zsl")
+        let zero = (summary["zsl_lag_ms"] ?? "").split(separator: ",").compactMap { Double($0) }
+        let next = (summary["next_frame_lag_ms"] ?? "").split(separator: ",").compactMap { Double($0) }
+        #expect(zero.count == 4 && zero.allSatisfy { abs($0) <= 102 }, "\(zero)")
+        #expect(next.count == 4 && next.allSatisfy { $0 > 0 }, "\(next)")
+        #expect(summary["movie_dropped"] == "0", "\(summary)")
+        for index in 0..<8 {
+            let photo = rig.directory + "/photo-zsl-\(index).jpg"
+            let probe = try run("ffprobe", ["-v", "error", "-show_entries", "stream=width,height", "-of", "csv=p=0", photo])
+            #expect(probe.output.trimmingCharacters(in: .whitespacesAndNewlines) == "640,480", "\(photo): \(probe.output) \(probe.error)")
+        }
+        print("vivid at 5 fps: zero shutter lag \(zero) ms, next frame \(next) ms from the request")
     }
 
     @Test func discoveryFindsVividAndTheLoopback() async throws {
@@ -193,6 +213,71 @@ import Testing
         #expect((Int(overrun["buffers_after"] ?? "") ?? 0) >= 50, "buffers kept coming after the overrun")
     }
 
+    /// The clock-drift cases, each cable's shift in parts per million.
+    static let driftCases: [(name: String, ppm: Double)] = [
+        ("clock-drift-fast", 1000), ("clock-drift-slow", -1000), ("clock-drift-small-fast", 100), ("clock-drift-small-slow", -100),
+    ]
+
+    /// snd-aloop's cable ran fast or slow against the system clock while a player clicked at
+    /// every whole second of it: the corrected movie's clicks stay within 5 ms of true time from
+    /// the tenth second on, the uncorrected one's drift away linearly at the cable's rate, and
+    /// the reported drift is within 5% of the shift.
+    ///
+    /// The shift is also compared as the click player measured it against CLOCK_MONOTONIC, on its
+    /// own (frames written minus `snd_pcm_delay`): under QEMU's emulation the cable's timer and
+    /// the guest's monotonic clock differ by a few ppm from run to run (99900 made 1009 ppm in
+    /// one run, 1002 in another, rather than the 1001 the formula gives), and both ends of the
+    /// cable agree on it, as does the uncorrected movie's slope.
+    @Test(arguments: driftCases.map(\.name))
+    func aDriftingSoundCardIsFollowed(_ name: String) async throws {
+        let rig = await DeviceRig.shared.result()
+        let summary = try rig.summary(name)
+        let set = try #require(Double(summary["ppm_set"] ?? ""))
+        let cable = try #require(Double(summary["cable_ppm"] ?? ""))
+        #expect(abs(cable - set) <= 20, "\(name): the player measured the cable at \(cable) ppm, the shift says \(set)")
+        for label in ["corrected", "uncorrected"] where summary["\(label)_file"] != nil {
+            let path = rig.directory + "/" + (summary["\(label)_file"] ?? "")
+            let start = try #require(Double(summary["\(label)_start_ns"] ?? ""), "\(name) \(label): \(summary)") / 1e9
+            let drift = try #require(Double(summary["\(label)_drift"] ?? ""), "\(name) \(label): \(summary)")
+            // Within 5% of the shift set, as the issue asks, or of the cable as the player
+            // measured it (QEMU's offset from the formula reached 9 ppm at ±1000). At ±100 ppm
+            // 5% is 5 ppm, about what the two estimates differ by on their own: -96.6 against
+            // the player's -102.0 for a shift of -100 in one run.
+            let fromSet = abs(drift - set), fromCable = abs(drift - cable)
+            #expect(min(fromSet, fromCable) <= abs(set) * 0.05, "\(name) \(label): measured \(drift) ppm, the player \(cable), set \(set)")
+            let offsets = try clickOffsets(path, start: start)
+            #expect(offsets.count >= 55, "\(name) \(label): \(offsets.count) clicks")
+            let text = offsets.map { String(format: "%.0f:%.2f", $0.time, $0.offset) }.joined(separator: " ")
+            if label == "corrected" {
+                let settled = offsets.filter { $0.time >= 10 }
+                let worst = settled.map { abs($0.offset) }.max() ?? .infinity
+                #expect(worst <= 5, "\(name) corrected: worst \(worst) ms after 10 s: \(text)")
+                print("clock drift rig \(name): set \(set) ppm, the player \(cable) ppm, measured \(drift) ppm, corrected worst \(String(format: "%.2f", worst)) ms from 10 s; \(text)")
+            } else {
+                // Without the correction the clicks move at the cable's rate: 1 ms a second at 1000 ppm.
+                let first = try #require(offsets.first), last = try #require(offsets.last)
+                let slope = (last.offset - first.offset) / (last.time - first.time)
+                #expect(abs(slope - cable / 1000) <= abs(cable / 1000) * 0.1, "\(name) uncorrected: \(slope) ms/s: \(text)")
+                print("clock drift rig \(name): uncorrected, \(String(format: "%.3f", slope)) ms/s, \(String(format: "%.1f", last.offset)) ms at \(String(format: "%.0f", last.time)) s; \(text)")
+            }
+        }
+    }
+
+    /// Each click in a movie's audio (decoded by ffmpeg from the stream's start) and how far
+    /// it is from the whole second of CLOCK_MONOTONIC it marks, in milliseconds; `start` is
+    /// the first frame's capture time in seconds, the movie's time 0.
+    func clickOffsets(_ path: String, start: Double) throws -> [(time: Double, offset: Double)] {
+        let audio = try run("ffmpeg", ["-nostdin", "-v", "error", "-i", path, "-map", "0:a", "-ac", "1", "-f", "s16le", "-"])
+        #expect(audio.status == 0, "ffmpeg: \(audio.error)")
+        let stream = try #require(try ffprobeStreams(path).first { $0.codec_type == "audio" })
+        let streamStart = Double(stream.start_time ?? "0") ?? 0
+        let samples = SyncChecker.int16Samples(audio.outputData)
+        return SyncChecker.clicks(in: samples, rate: 48_000) { streamStart + Double($0) / 48_000 }.map { time in
+            let second = (time + start).rounded()
+            return (time, (time - (second - start)) * 1000)
+        }
+    }
+
     /// A case's frame count is `seconds` at 25 fps within 5%.
     func expectFrames(_ summary: [String: String], seconds: Double, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let frames = try #require(Int(summary["frames"] ?? ""), sourceLocation: sourceLocation)
@@ -268,7 +353,7 @@ actor DeviceRig {
                 continuation.resume(returning: Result {
                     // A build directory of its own: `swift test` holds the lock on .build while it runs.
                     try run("/usr/bin/env", ["RIG_SCRATCH_PATH=\(root)/.build/device-rig",
-                                             root + "/Tests/DeviceRig/run-device-tests", "-t", "280", "-o", directory, "device-tests"])
+                                              root + "/Tests/DeviceRig/run-device-tests", "-t", "600", "-o", directory, "device-tests"])
                 })
             }.start()
         }

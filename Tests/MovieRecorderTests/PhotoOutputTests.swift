@@ -31,21 +31,7 @@ import Testing
     /// throws.
     func withRunningSession<T>(_ output: PhotoOutput, pixelFormat: PixelFormat = .i420,
                                _ body: () async throws -> T) async throws -> T {
-        let session = CaptureSession()
-        try await session.configure { config in
-            try config.addInput(TestPatternSource(width: 320, height: 240, frameRate: FrameRate(frames: 30),
-                                                  pixelFormat: pixelFormat))
-            try config.addOutput(output)
-        }
-        try await session.startRunning()
-        do {
-            let result = try await body()
-            await session.stopRunning()
-            return result
-        } catch {
-            await session.stopRunning()
-            throw error
-        }
+        try await withTestPatternSession(output, width: 320, height: 240, fps: 30, pixelFormat: pixelFormat, body)
     }
 
     /// A wall-clock moment as Exif writes it: local time, `YYYY:MM:DD HH:MM:SS`.
@@ -90,18 +76,6 @@ import Testing
         #expect(green.g > 150 && green.r < 90 && green.b < 90, "top-right should be green: \(green)")
     }
 
-    /// The markers of the JPEG's header segments after SOI, up to the start of scan.
-    func headerMarkers(_ bytes: [UInt8]) -> [UInt8] {
-        var markers: [UInt8] = []
-        var i = 2
-        while i + 4 <= bytes.count, bytes[i] == 0xFF {
-            markers.append(bytes[i + 1])
-            if bytes[i + 1] == 0xDA { break }
-            i += 2 + (Int(bytes[i + 2]) << 8 | Int(bytes[i + 3]))
-        }
-        return markers
-    }
-
     // MARK: End to end
 
     @Test(arguments: VideoOrientation.allCases)
@@ -123,7 +97,7 @@ import Testing
         #expect(Array(bytes.prefix(2)) == [0xFF, 0xD8], "SOI")
         #expect(Array(bytes[2..<4]) == [0xFF, 0xE1], "the first segment is APP1")
         #expect(Array(bytes[6..<12]) == Array("Exif".utf8) + [0, 0], "holding Exif")
-        #expect(!headerMarkers(bytes).contains(0xE0), "no JFIF APP0 segment")
+        #expect(!jpegHeaderMarkers(bytes).contains(0xE0), "no JFIF APP0 segment")
 
         let tags = try exiftool(path)
         #expect(tags.Orientation == orientation.exifOrientation, "Exif orientation for \(orientation)")

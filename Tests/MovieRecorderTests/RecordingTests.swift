@@ -298,6 +298,7 @@ import Testing
             case .didPauseRecording: kinds.append("pause")
             case .didResumeRecording: kinds.append("resume")
             case .didStartSegment, .didFinishSegment: kinds.append("segment")
+            case .didMeasureAudioClockDrift: kinds.append("drift")
             case .didFinishRecording: kinds.append("finish")
             }
             if kinds.last == "finish" { break }

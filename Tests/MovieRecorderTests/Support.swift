@@ -148,3 +148,35 @@ func decodeAllFrames(_ path: String) throws -> (videoFrames: Int, errors: String
     let frames = result.output.split(separator: "\n").filter { !$0.hasPrefix("#") && !$0.isEmpty }.count
     return (frames, result.status == 0 ? result.error : "exit \(result.status): \(result.error)")
 }
+
+/// The markers of a JPEG's header segments after SOI, up to the start of scan.
+func jpegHeaderMarkers(_ bytes: [UInt8]) -> [UInt8] {
+    var markers: [UInt8] = []
+    var i = 2
+    while i + 4 <= bytes.count, bytes[i] == 0xFF {
+        markers.append(bytes[i + 1])
+        if bytes[i + 1] == 0xDA { break }
+        i += 2 + (Int(bytes[i + 2]) << 8 | Int(bytes[i + 3]))
+    }
+    return markers
+}
+
+/// Runs a session with a live test pattern and `output`, then stops it, whatever `body` throws.
+func withTestPatternSession<T>(_ output: PhotoOutput, width: Int, height: Int, fps: UInt32,
+                               pixelFormat: PixelFormat = .i420, _ body: () async throws -> T) async throws -> T {
+    let session = CaptureSession()
+    try await session.configure { config in
+        try config.addInput(TestPatternSource(width: width, height: height, frameRate: FrameRate(frames: fps),
+                                              pixelFormat: pixelFormat))
+        try config.addOutput(output)
+    }
+    try await session.startRunning()
+    do {
+        let result = try await body()
+        await session.stopRunning()
+        return result
+    } catch {
+        await session.stopRunning()
+        throw error
+    }
+}

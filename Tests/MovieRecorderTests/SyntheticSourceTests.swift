@@ -181,6 +181,12 @@ func isGreen(_ p: (r: Int, g: Int, b: Int)) -> Bool { p.g > 150 && p.r < 90 && p
 
 /// Reads the counter's digits back from a picture, matching each cell against the font.
 func readCounter(_ picture: Picture, renderer: TestPatternRenderer) -> Int? {
+    readCounter(renderer: renderer) { x, y, lit in picture.yuv(x, y).y == (lit ? 235 : 16) }
+}
+
+/// Reads the counter's digits, asking `matches` whether the font cell's centre at (x, y) shows
+/// a lit (or unlit) pixel.
+func readCounter(renderer: TestPatternRenderer, matches: (_ x: Int, _ y: Int, _ lit: Bool) -> Bool) -> Int? {
     let box = renderer.counterBox, s = renderer.counterScale
     var value = 0
     for position in 0..<TestPatternRenderer.counterDigits {
@@ -188,8 +194,7 @@ func readCounter(_ picture: Picture, renderer: TestPatternRenderer) -> Int? {
         let digit = TestPatternRenderer.font.indices.first { digit in
             TestPatternRenderer.font[digit].enumerated().allSatisfy { row, bits in
                 (0..<5).allSatisfy { column in
-                    let luma = picture.yuv(cellX + column * s + s / 2, box.y + (2 + row) * s + s / 2).y
-                    return luma == (bits & (0b10000 >> column) != 0 ? 235 : 16)
+                    matches(cellX + column * s + s / 2, box.y + (2 + row) * s + s / 2, bits & (0b10000 >> column) != 0)
                 }
             }
         }

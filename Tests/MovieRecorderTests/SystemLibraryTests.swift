@@ -67,20 +67,27 @@ import Testing
             #expect(withTone.status == 0, "\(withTone.error.suffix(400))")
             #expect(withTone.error.contains("file=\(SystemLibrary.avcodec.soname) [0];  dynamically loaded by") == (codec == "aac"),
                     "movrec record --audio-codec \(codec) and \(SystemLibrary.avcodec.soname)")
+            #expect(!withTone.error.contains("file=\(SystemLibrary.samplerate.soname)"), "the tone shares the media clock: nothing to resample")
         }
+        // A tone on a clock of its own, as a microphone's, is resampled: libsamplerate opens.
+        let drifting = try run("/usr/bin/env", ["LD_DEBUG=files", movrec, "record", directory.file("drift.mov"), "--video", "testsrc",
+                                                 "--size", "160x120", "--duration", "0.2", "--audio", "tone", "--tone-drift", "500"])
+        #expect(drifting.status == 0, "\(drifting.error.suffix(400))")
+        #expect(drifting.error.contains("file=\(SystemLibrary.samplerate.soname) [0];  dynamically loaded by"),
+                "movrec record --tone-drift did not open \(SystemLibrary.samplerate.soname)")
     }
 
     /// A library that cannot be opened (here an empty file of its name found first on
     /// LD_LIBRARY_PATH) fails the recording before anything is written, with a message that
     /// names the file and the Debian package to install.
-    @Test(arguments: [SystemLibrary.x264, .avcodec])
-    func anUnloadableLibraryFailsTheRecordingNamingThePackage(_ library: SystemLibrary) throws {
+    @Test(arguments: [(SystemLibrary.x264, []), (.avcodec, []), (.samplerate, ["--tone-drift", "1000"])])
+    func anUnloadableLibraryFailsTheRecordingNamingThePackage(_ library: SystemLibrary, _ extra: [String]) throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
         #expect(FileManager.default.createFile(atPath: directory.file(library.soname), contents: Data()))
         let movie = directory.file("movie.mov")
         let result = try run("/usr/bin/env", ["LD_LIBRARY_PATH=\(directory.path)", try movrecPath(), "record", movie, "--video", "testsrc",
-                                               "--size", "160x120", "--duration", "0.2", "--audio", "tone", "--quiet"])
+                                               "--size", "160x120", "--duration", "0.2", "--audio", "tone", "--quiet"] + extra)
         #expect(result.status == 1)
         #expect(result.error.contains("loading \(library.soname) failed") && result.error.contains("install the \(library.package) package"),
                 "\(result.error)")

@@ -15,6 +15,13 @@ static inline int CLinux_fallocate(int fd, int mode, long long offset, long long
 
 static inline int CLinux_FALLOC_FL_KEEP_SIZE(void) { return FALLOC_FL_KEEP_SIZE; }
 
+// renameat2(2) with RENAME_NOREPLACE (Linux 3.15): moves `from` to `to` only if `to` does not
+// exist, in one step. Returns 0, or -1 with errno (EEXIST; EINVAL where the file system cannot).
+#include <fcntl.h>
+static inline int CLinux_renameNoReplace(const char *from, const char *to) {
+    return (int)syscall(SYS_renameat2, AT_FDCWD, from, AT_FDCWD, to, 1 /* RENAME_NOREPLACE */);
+}
+
 // madvise(2) advice that faults in a range's page tables (Linux 5.14). Its value is fixed by the
 // kernel ABI; glibc headers before 2.35 do not name it.
 #include <sys/mman.h>

@@ -10,16 +10,17 @@
 const char *CTurboJPEG_load(void);
 
 // Compresses a planar Y, U, V picture with 4:2:0 chroma into a JPEG buffer that libturbojpeg
-// allocates (free it with tjFree). Returns 0, or -1 with the reason in tjGetErrorStr2(handle).
+// allocates (free it with tjFree), with TJFLAG_* `flags`. Returns 0, or -1 with the reason in
+// tjGetErrorStr2(handle).
 static inline int CTurboJPEG_compressI420(tjhandle handle,
                                           const void *y, int yStride,
                                           const void *u, int uStride,
                                           const void *v, int vStride,
-                                          int width, int height, int quality,
+                                          int width, int height, int quality, int flags,
                                           unsigned char **jpeg, unsigned long *jpegSize) {
     const unsigned char *planes[3] = { (const unsigned char *)y, (const unsigned char *)u, (const unsigned char *)v };
     int strides[3] = { yStride, uStride, vStride };
-    return tjCompressFromYUVPlanes(handle, planes, width, strides, height, TJSAMP_420, jpeg, jpegSize, quality, 0);
+    return tjCompressFromYUVPlanes(handle, planes, width, strides, height, TJSAMP_420, jpeg, jpegSize, quality, flags);
 }
 
 // Decompresses a JPEG into three planes at the given addresses and strides, in the JPEG's own

@@ -12,7 +12,10 @@ internal import CALSA
 /// The device is opened by name (`default`, `hw:1,0`, `plughw:CARD=Loopback,DEV=1`…) with
 /// interleaved access; rate and channel count are negotiated to the nearest the hardware offers,
 /// S16_LE unless asked otherwise. Capture runs on a dedicated thread in blocking reads of one
-/// period. `snd_pcm_start` is called before the first read. Overruns (-EPIPE) and suspends
+/// period, in a ring buffer of half a second, at real-time priority (`SCHED_FIFO` 10) where the
+/// process may ask for it (root, `CAP_SYS_NICE` or `RLIMIT_RTPRIO`), as audio servers do, so a
+/// busy machine delays the reads without losing a period. `snd_pcm_start` is called before the
+/// first read. Overruns (-EPIPE) and suspends
 /// (-ESTRPIPE) are recovered and reported; a lost device (-ENODEV) ends capture with an
 /// interruption.
 public final class ALSAMicrophone: AudioSource {
@@ -28,6 +31,9 @@ public final class ALSAMicrophone: AudioSource {
     public var name: String { deviceName }
     /// Always `true`: a microphone delivers audio in real time.
     public var isLive: Bool { true }
+    /// Always `true`: the sound card's crystal counts the samples, so a recording measures how
+    /// far it is from the system clock and corrects for it.
+    public var hasOwnClock: Bool { true }
 
     private let thread: SourceThread
 
@@ -106,7 +112,9 @@ public final class ALSAMicrophone: AudioSource {
         var periodFrames = snd_pcm_uframes_t(max(64, Int64(actualRate) * period.components.seconds
             + Int64(actualRate) * (period.components.attoseconds / 1_000_000_000) / 1_000_000_000))
         try check(snd_pcm_hw_params_set_period_size_near(pcm, params, &periodFrames, &dir), "setting the period size")
-        var bufferFrames = periodFrames * 8
+        // Half a second of ring buffer (at least eight periods): a reader starved that long by a
+        // busy machine still loses nothing, and reads still come every period.
+        var bufferFrames = max(periodFrames * 8, snd_pcm_uframes_t(actualRate / 2))
         try check(snd_pcm_hw_params_set_buffer_size_near(pcm, params, &bufferFrames), "setting the buffer size")
         try check(snd_pcm_hw_params(pcm, params), "applying hardware parameters")
         rc = snd_pcm_prepare(pcm)
@@ -133,6 +141,8 @@ public final class ALSAMicrophone: AudioSource {
         let periodFrames = setup.periodFrames
         do {
             try thread.start { run in
+                // A late reader loses the period, so the capture thread asks to be scheduled first.
+                ThreadPriority.requestRealtime()
                 let ending = Self.captureLoop(handle.value, name: name, format: format, periodFrames: periodFrames, run: run,
                                               handler: handler)
                 snd_pcm_close(handle.value)

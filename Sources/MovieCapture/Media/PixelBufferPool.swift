@@ -28,7 +28,7 @@ package final class PixelBufferPool: Sendable {
             pool.free.withLock { $0.append(pointer) }
             pool.released.wake()
         }
-        var base: UnsafeMutableRawPointer { pointer.pointer }
+        package var base: UnsafeMutableRawPointer { pointer.pointer }
     }
 
     package init(bufferSize: Int, count: Int) {

@@ -40,6 +40,14 @@ public final class ToneSource: AudioSource {
     /// shares, so the clicks fall on the same instants as a ``TestPatternSource``'s flashes.
     public let marksSeconds: Bool
 
+    /// A Boolean value that indicates whether the tone counts its samples on a clock of its own;
+    /// false: it shares ``MonotonicClock``, as a media clock, with the video sources (tests give
+    /// it a simulated sound card's crystal instead).
+    public var hasOwnClock: Bool { crystal != nil }
+
+    /// The simulated sound card's crystal the samples are counted on, if any (for tests).
+    package let crystal: SimulatedCrystal?
+
     private let thread: SourceThread
 
     /// Creates a tone generator.
@@ -56,9 +64,28 @@ public final class ToneSource: AudioSource {
     ///     tone, for measuring audio–video sync.
     /// - Throws: ``SourceError`` with ``SourceError/Code/invalidConfiguration`` for a parameter
     ///   out of range.
-    public init(frequency: Double = 1000, sampleRate: Int = 48_000, channelCount: Int = 2, amplitude: Double = 0.5,
+    public convenience init(frequency: Double = 1000, sampleRate: Int = 48_000, channelCount: Int = 2, amplitude: Double = 0.5,
                 realTime: Bool = true, bufferFrames: Int? = nil, durationFrames: Int? = nil,
                 marksSeconds: Bool = false) throws(SourceError) {
+        try self.init(frequency: frequency, sampleRate: sampleRate, channelCount: channelCount, amplitude: amplitude,
+                      realTime: realTime, bufferFrames: bufferFrames, durationFrames: durationFrames,
+                      marksSeconds: marksSeconds, crystal: nil)
+    }
+
+    /// Creates a live tone generator whose samples are counted on a clock `partsPerMillion` fast
+    /// (negative: slow) against ``MonotonicClock``, as a microphone's are: the benchmarks'
+    /// stand-in for one, which a recording measures and corrects.
+    @_spi(Benchmarks) public convenience init(crystalPartsPerMillion partsPerMillion: Int64) throws(SourceError) {
+        try self.init(crystal: SimulatedCrystal(partsPerMillion: partsPerMillion))
+    }
+
+    /// Creates a tone generator whose samples are counted on `crystal`, a simulated sound card's
+    /// clock that drifts from ``MonotonicClock``. Not live (`realTime` false), the buffers come
+    /// as fast as the handler takes them, stamped with the times the crystal gives them from
+    /// the moment the source starts: hours of a drifting microphone in seconds.
+    package init(frequency: Double = 1000, sampleRate: Int = 48_000, channelCount: Int = 2, amplitude: Double = 0.5,
+                 realTime: Bool = true, bufferFrames: Int? = nil, durationFrames: Int? = nil,
+                 marksSeconds: Bool = false, crystal: SimulatedCrystal?) throws(SourceError) {
         func invalid(_ message: String) -> SourceError {
             SourceError(.invalidConfiguration, source: "tone", step: "creating", message)
         }
@@ -82,6 +109,7 @@ public final class ToneSource: AudioSource {
         self.bufferFrames = bufferFrames
         self.durationFrames = durationFrames
         self.marksSeconds = marksSeconds
+        self.crystal = crystal
         thread = SourceThread(sourceName: name, threadName: "tone")
     }
 
@@ -91,11 +119,14 @@ public final class ToneSource: AudioSource {
         let live = isLive, rate = UInt64(format.sampleRate), channels = Int(format.channelCount)
         let bufferFrames = UInt64(self.bufferFrames), total = durationFrames.map(UInt64.init) ?? .max
         let step = 2 * Double.pi * frequency / Double(rate), scale = amplitude * Double(Int16.max), marks = marksSeconds
+        let crystal = self.crystal
         try thread.start { run in
-            let (timeline, first) = marks && live
-                ? SyncMarkClock.timeline(count: rate) : (CaptureTimeline(start: MonotonicClock.now(), count: rate), 0)
+            let (timeline, first, epoch) = Self.timeline(rate: rate, live: live, marks: marks, crystal: crystal)
+            var clicks = ClickSchedule(timeline: timeline, epoch: epoch, length: max(1, rate / 1000))
             var phase = 0.0
             var k = first
+            var random: UInt64 = 0x9E37_79B9_7F4A_7C15
+            var index = 0
             while !run.isStopRequested {
                 guard k - first < total else { return run.finish { handler(.ended) } }
                 let count = min(bufferFrames, total - (k - first))
@@ -106,8 +137,7 @@ public final class ToneSource: AudioSource {
                     for frame in 0..<Int(count) {
                         let value: Int16
                         if marks {
-                            // A click: the first millisecond of every second.
-                            value = (k + UInt64(frame)) % rate < max(1, rate / 1000) ? Int16(scale.rounded()) : 0
+                            value = clicks.isClick(k + UInt64(frame)) ? Int16(scale.rounded()) : 0
                         } else {
                             value = Int16((scale * sin(phase)).rounded())
                             phase += step
@@ -116,10 +146,24 @@ public final class ToneSource: AudioSource {
                         for channel in 0..<channels { samples[frame * channels + channel] = value.littleEndian }
                     }
                 }
-                handler(.buffer(AudioBuffer(bytes: bytes, frameCount: Int(count), timestamp: timeline.time(of: k))))
+                let error = crystal?.error(ofBuffer: index, &random) ?? 0
+                let timestamp = UInt64(bitPattern: Int64(bitPattern: timeline.time(of: k)) &+ error)
+                handler(.buffer(AudioBuffer(bytes: bytes, frameCount: Int(count), timestamp: timestamp)))
                 k += count
+                index += 1
             }
         }
+    }
+
+    /// The capture times of the samples, the first sample's index, and the media clock's time 0
+    /// that the clicks count whole seconds from: the shared clock when marking seconds live,
+    /// else the start.
+    private static func timeline(rate: UInt64, live: Bool, marks: Bool,
+                                 crystal: SimulatedCrystal?) -> (CaptureTimeline, UInt64, UInt64) {
+        let start = marks && live ? SyncMarkClock.start() : (live ? nil : crystal?.start) ?? MonotonicClock.now()
+        let timeline = crystal?.timeline(start: start, sampleRate: rate) ?? CaptureTimeline(start: start, count: rate)
+        let first = marks && live ? timeline.index(at: MonotonicClock.now()) + 1 : 0
+        return (timeline, first, start)
     }
 
     /// Stops generating and waits for the generating thread to end.

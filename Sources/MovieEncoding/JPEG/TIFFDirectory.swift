@@ -19,7 +19,13 @@ package struct TIFFDirectory: Hashable, Sendable {
 
     /// Writes the directory as it will sit at `offset` from the start of the TIFF header;
     /// offsets of out-of-line values are computed from it.
-    package func write(at offset: Int, into writer: inout ByteWriter) {
+    /// - Parameters:
+    ///   - offset: Where the directory starts, counted from the TIFF header's first byte.
+    ///   - nextDirectoryOffset: Where the next directory in the chain starts (IFD0 links to
+    ///     IFD1, the thumbnail's, this way: Exif 2.32 §4.6.2), or 0 for none. A sub-directory
+    ///     such as the Exif IFD is reached through a pointer tag instead and ends the chain.
+    ///   - writer: The bytes being written; the directory is appended.
+    package func write(at offset: Int, nextDirectoryOffset: Int = 0, into writer: inout ByteWriter) {
         precondition(zip(fields, fields.dropFirst()).allSatisfy { $0.tag < $1.tag }, "TIFF fields must be in ascending tag order")
         var external: [UInt8] = []
         let externalStart = offset + 2 + 12 * fields.count + 4
@@ -38,7 +44,7 @@ package struct TIFFDirectory: Hashable, Sendable {
                 if external.count % 2 == 1 { external.append(0) }
             }
         }
-        writer.write(UInt32(0))  // no next directory
+        writer.write(UInt32(nextDirectoryOffset))
         writer.write(contentsOf: external)
     }
 }

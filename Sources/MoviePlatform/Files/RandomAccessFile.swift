@@ -135,6 +135,21 @@ package final class RandomAccessFile: MovieByteSink, MovieByteSource, MovieScrat
         return RandomAccessFile(descriptor: fd, path: "scratch file in \(directory.isEmpty ? "/" : directory)")
     }
 
+    /// A name for a new hidden file in the directory of `path`, unique in this process and
+    /// unlikely across processes: `prefix`, the process id, a counter and six random letters.
+    package static func scratchName(beside path: String, prefix: String) -> String {
+        let directory = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
+        let letters = Array("abcdefghijklmnopqrstuvwxyz")
+        let random = String((0..<6).map { _ in letters.randomElement()! })
+        let serial = scratchCounter.withLock { value -> Int in
+            value += 1
+            return value
+        }
+        return (directory.isEmpty ? "" : directory) + "/\(prefix)\(getpid())-\(serial)-\(random)"
+    }
+
+    private static let scratchCounter = LockedValue(0)
+
     /// A scratch file beside this one (``scratchFile(beside:)``), for the sample tables a
     /// ``MovieWriter`` sets aside during a long recording; `nil` when none can be created there
     /// (a directory the process may not write to), so the writer keeps the tables in memory

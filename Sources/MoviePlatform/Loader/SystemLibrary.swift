@@ -5,6 +5,8 @@ internal import CTurboJPEG
 internal import CV4L2
 internal import CX264
 internal import CYUV
+internal import CSampleRate
+internal import CHeif
 
 /// The media libraries this package calls, each opened the first time it is needed rather than
 /// when the program starts.
@@ -16,7 +18,7 @@ internal import CYUV
 /// the places that start using a library call ``load()`` first, so a missing one is a typed error
 /// naming the package to install instead of a failure at start.
 package enum SystemLibrary: CaseIterable {
-    case x264, alsa, v4l2, v4lconvert, turboJPEG, avcodec, yuv
+    case x264, alsa, v4l2, v4lconvert, turboJPEG, avcodec, yuv, samplerate, heif
 
     /// The file `dlopen` is asked for.
     package var soname: String {
@@ -28,6 +30,8 @@ package enum SystemLibrary: CaseIterable {
         case .turboJPEG: "libturbojpeg.so.0"
         case .avcodec: "libavcodec.so.\(CAVCodec_codec_major())"
         case .yuv: "libyuv.so.0"
+        case .samplerate: "libsamplerate.so.0"
+        case .heif: "libheif.so.1"
         }
     }
 
@@ -40,6 +44,8 @@ package enum SystemLibrary: CaseIterable {
         case .turboJPEG: "libturbojpeg0"
         case .avcodec: "libavcodec\(CAVCodec_codec_major())"
         case .yuv: "libyuv0"
+        case .samplerate: "libsamplerate0"
+        case .heif: "libheif1"
         }
     }
 
@@ -54,6 +60,8 @@ package enum SystemLibrary: CaseIterable {
         case .turboJPEG: CTurboJPEG_load()
         case .avcodec: CAVCodec_load()
         case .yuv: CYUV_load()
+        case .samplerate: CSampleRate_load()
+        case .heif: CHeif_load()
         }
         return failure.map { "loading \(soname) failed (\(String(cString: $0))); install the \(package) package" }
     }

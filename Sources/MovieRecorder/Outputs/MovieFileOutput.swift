@@ -29,6 +29,10 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
         /// A file of the recording was finished because the recording went on into the next
         /// one; the last file ends with ``didFinishRecording(_:)``.
         case didFinishSegment(RecordingResult)
+        /// The microphone's clock was measured against the system clock: it runs
+        /// `partsPerMillion` fast (positive) or slow. Sent once ten seconds of audio give an
+        /// estimate, then every ten seconds; ``RecordingResult/audioClockDrift`` has the last.
+        case didMeasureAudioClockDrift(partsPerMillion: Double)
         /// The recording was paused; media is not recorded until it resumes.
         case didPauseRecording(path: String)
         /// The recording resumed; the movie's timeline continues without a gap.
@@ -44,6 +48,7 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
         var mirrored = false
         var encoderSettings = H264EncoderSettings()
         var audioSettings = AudioEncoderSettings.aac
+        var audioClockCorrection = true
         var maxRecordedDuration: Duration?
         var metadata: [MetadataItem] = []
         var maxRecordedFileSize: UInt64?
@@ -81,6 +86,29 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
         get { state.withLock { $0.audioSettings } }
         set { state.withLock { $0.audioSettings = newValue } }
     }
+
+    /// A Boolean value that indicates whether the next recording resamples audio from a device
+    /// with a clock of its own to follow the system clock that stamps the video; true by
+    /// default.
+    ///
+    /// A sound card's crystal is never exactly the system clock: at 50 ppm the sound is 180 ms
+    /// off the picture after an hour. With the correction, the recording measures the
+    /// device's rate against the system clock (a line fitted to a minute of buffers' frame
+    /// counts and capture times) and resamples its audio with libsamplerate at the measured
+    /// ratio, steered so each sample lands at its capture time. Files and synthetic sources,
+    /// which share the media clock, are never resampled; the drift is measured and reported
+    /// either way (``RecordingResult/audioClockDrift``). Only signed 16-bit little-endian audio
+    /// (what ALSA microphones deliver here) is resampled; other formats are measured only.
+    /// See <doc:Recording>.
+    public var audioClockCorrection: Bool {
+        get { state.withLock { $0.audioClockCorrection } }
+        set { state.withLock { $0.audioClockCorrection = newValue } }
+    }
+
+    /// The latest measurement of the recording's microphone clock against the system clock,
+    /// in parts per million fast (positive) or slow; `nil` when not recording audio from a
+    /// device with a clock of its own, or before ten seconds of audio have been measured.
+    public var audioClockDrift: Double? { state.withLock { $0.pipeline }?.audioClockDrift }
 
     /// How the next recording's video is encoded.
     public var encoderSettings: H264EncoderSettings {
@@ -285,6 +313,7 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
         let (sources, settings) = state.withLock { s in
             (s.sources, RecordingPipeline.Settings(
                 path: path, overwrite: overwrite, encoder: s.encoderSettings, audio: s.audioSettings,
+                audioClockCorrection: s.audioClockCorrection,
                 orientation: (try? VideoOrientation(rotationAngle: s.angle, isMirrored: s.mirrored)) ?? .up,
                 maxDuration: s.maxRecordedDuration, maxFileSize: s.maxRecordedFileSize,
                 minFreeDiskSpace: s.minFreeDiskSpaceLimit, fragmentInterval: s.fragmentInterval, durability: s.durability,
@@ -301,7 +330,8 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
                                   onStart: { time in events.yield(.didStartRecording(path: path, time: time)) },
                                   onFinish: { [weak self] result in self?.finished(result, path: path) },
                                   onSegmentStart: { events.yield(.didStartSegment(path: $0)) },
-                                  onSegmentFinish: { events.yield(.didFinishSegment($0)) })
+                                  onSegmentFinish: { events.yield(.didFinishSegment($0)) },
+                                  onClockDrift: { events.yield(.didMeasureAudioClockDrift(partsPerMillion: $0)) })
         }
         let installed: RecordingError? = state.withLock { s in
             guard s.pipeline == nil else {

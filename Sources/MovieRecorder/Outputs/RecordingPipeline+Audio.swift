@@ -31,6 +31,10 @@ extension RecordingPipeline {
         var aac: AACEncoder?
         var aacStart: Int64?
         var fedEnd: Int64 = 0
+        /// The microphone clock's measurement and correction, for a device with a clock of its own.
+        var clock: AudioClockCorrector?
+        /// The capture time of the last drift reported.
+        var driftReportedAt: UInt64?
     }
 
     /// What the audio thread reads of the shared state to place buffers.
@@ -49,14 +53,18 @@ extension RecordingPipeline {
     /// Takes buffers off the audio queue until it is closed (the audio ended, the recording
     /// stopped or failed), then drains the encoder.
     func audioLoop() {
-        var loop = AudioLoopState(timeline: AudioTrackTimeline(rate: audioRate), aac: aacEncoder)
+        var loop = AudioLoopState(timeline: AudioTrackTimeline(rate: audioRate), aac: aacEncoder, clock: clockCorrector)
         do {
             while let item = audioInput.pop() {
-                loop.held.append((item.buffer, item.pauseEpoch))
+                let buffer = try follow(item.buffer, &loop)
+                guard buffer.frameCount > 0 else { continue }
+                loop.held.append((buffer, item.pauseEpoch))
                 if loop.held.count > 500 { loop.held.removeFirst() }
                 try placeHeld(&loop)
             }
             if state.withLock({ $0.failed == nil }) {
+                // The frames the resampler holds back go last, with the newest buffer's pause epoch.
+                if let tail = try loop.clock?.flush() { loop.held.append((tail, loop.held.last?.epoch ?? loop.epoch)) }
                 try placeHeld(&loop, all: true)
                 try finishAudio(&loop)
             }
@@ -64,6 +72,22 @@ extension RecordingPipeline {
             fail(RecordingError(.encoderFailed, "MovieFileOutput: encoding audio: \(error)", underlyingError: error))
         }
         loop.aac?.close()
+        loop.clock?.close()
+    }
+
+    /// Measures the microphone's clock with `buffer` and, when correcting, resamples it to
+    /// follow the system clock; publishes the drift every ten seconds of audio.
+    private func follow(_ buffer: AudioBuffer, _ loop: inout AudioLoopState) throws -> AudioBuffer {
+        // Mutated in place: a copy would copy the estimator's minute of points with every buffer.
+        guard loop.clock != nil else { return buffer }
+        let result = try loop.clock!.process(buffer)
+        guard let drift = loop.clock!.estimator.drift() else { return result }
+        state.withLock { $0.audioClockDrift = drift }
+        if loop.driftReportedAt.map({ buffer.timestamp >= $0 + 10_000_000_000 }) ?? true {
+            loop.driftReportedAt = buffer.timestamp
+            onClockDrift(drift)
+        }
+        return result
     }
 
     /// Reads the state for placing and claims, under the lock, the held buffers that can go:

@@ -12,6 +12,8 @@ extension RecordingPipeline {
         var overwrite: Bool
         var encoder: H264EncoderSettings
         var audio: AudioEncoderSettings = .aac
+        /// Whether audio from a device with a clock of its own is resampled to follow the system clock.
+        var audioClockCorrection = true
         var orientation: VideoOrientation
         var maxDuration: Duration?
         var maxFileSize: UInt64?

@@ -42,6 +42,8 @@ extension RecordingPipeline {
         /// Where the audio placed so far ends on the timeline (nanoseconds): a switch is never
         /// made at a frame before it, so every audio frame goes to one segment.
         var audioPlacedEnd: UInt64 = 0
+        /// The microphone clock's latest measured drift, parts per million.
+        var audioClockDrift: Double?
 
         init(orientation: VideoOrientation) { self.orientation = orientation }
     }

@@ -304,6 +304,8 @@ extension RecordingPipeline {
                 error: isLast ? (s.failed ?? s.stopReason) : nil,
                 interruption: isLast ? s.interruption : nil)
             result.finalizationDuration = segment.finalizationDuration
+            result.audioClockDrift = s.audioClockDrift
+            result.isAudioClockCorrected = audioCorrected
             return result
         }
     }

@@ -28,7 +28,7 @@ import Synchronization
 final class RecordingPipeline: Sendable {
     let settings: Settings
     let video: (format: VideoFormat, isLive: Bool, name: String)
-    let audio: (format: PCMFormat, isLive: Bool, name: String)?
+    let audio: (format: PCMFormat, isLive: Bool, name: String, hasOwnClock: Bool)?
     let frameDurationNanoseconds: UInt64
     let timescale: UInt32
     let state: LockedValue<State>
@@ -41,6 +41,9 @@ final class RecordingPipeline: Sendable {
     /// The first segment's AAC encoder, which only the audio thread uses (it opens one per
     /// later segment); nil for LPCM or without audio.
     let aacEncoder: AACEncoder?
+    /// The microphone clock's measurement (and correction), which only the audio thread uses;
+    /// nil without audio from a device with a clock of its own.
+    let clockCorrector: AudioClockCorrector?
     /// Woken when a frame is queued or the recording stops or fails: what an audio source held
     /// back by ``waitForVideo(reaching:)`` waits for.
     let videoProgressed = WakeSignal()
@@ -57,6 +60,11 @@ final class RecordingPipeline: Sendable {
     /// other than the last is finished.
     let onSegmentStart: @Sendable (String) -> Void
     let onSegmentFinish: @Sendable (RecordingResult) -> Void
+    /// Called on the audio thread with each new measurement of the microphone's clock drift.
+    let onClockDrift: @Sendable (Double) -> Void
+    /// Whether the audio is resampled to follow the system clock: a device with a clock of its
+    /// own, and the correction asked for.
+    var audioCorrected: Bool { clockCorrector?.isCorrecting == true }
 
     /// A frame for the encoding thread.
     struct FrameItem {
@@ -71,7 +79,8 @@ final class RecordingPipeline: Sendable {
     init(settings: Settings, sources: SourceDescription, onStart: @escaping @Sendable (UInt64) -> Void,
          onFinish: @escaping @Sendable (RecordingResult) -> Void,
          onSegmentStart: @escaping @Sendable (String) -> Void = { _ in },
-         onSegmentFinish: @escaping @Sendable (RecordingResult) -> Void = { _ in }) throws {
+         onSegmentFinish: @escaping @Sendable (RecordingResult) -> Void = { _ in },
+         onClockDrift: @escaping @Sendable (Double) -> Void = { _ in }) throws {
         guard let video = sources.video else {
             throw RecordingError(.notConnected, "MovieFileOutput: the session has no video input to record")
         }
@@ -82,6 +91,7 @@ final class RecordingPipeline: Sendable {
         self.onFinish = onFinish
         self.onSegmentStart = onSegmentStart
         self.onSegmentFinish = onSegmentFinish
+        self.onClockDrift = onClockDrift
         state = LockedValue(State(orientation: settings.orientation))
         let rate = video.format.frameRate
         frameDurationNanoseconds = 1_000_000_000 * UInt64(rate.seconds) / UInt64(rate.frames)
@@ -98,6 +108,16 @@ final class RecordingPipeline: Sendable {
             encoder.close()
             throw RecordingError(.encoderFailed, "MovieFileOutput: starting the audio encoder: \(error.message)", underlyingError: error)
         }
+        do {
+            clockCorrector = try sources.audio.flatMap { audio throws(EncoderError) in
+                audio.hasOwnClock ? try AudioClockCorrector(format: audio.format, correcting: settings.audioClockCorrection
+                                                                && AudioResampler.takes(audio.format)) : nil
+            }
+        } catch {
+            encoder.close()
+            aacEncoder?.close()
+            throw RecordingError(.encoderFailed, "MovieFileOutput: starting the audio clock correction: \(error.message); or set audioClockCorrection to false", underlyingError: error)
+        }
         let aacFormat = aacEncoder?.format
         tracks = RecordingSegment.Tracks(
             video: VideoTrackFormat(h264: encoder.configuration, timescale: timescale, orientation: settings.orientation,
@@ -110,6 +130,7 @@ final class RecordingPipeline: Sendable {
         } catch {
             encoder.close()
             aacEncoder?.close()
+            clockCorrector?.close()
             throw error
         }
     }
@@ -321,6 +342,9 @@ final class RecordingPipeline: Sendable {
     }
 
     var isPaused: Bool { state.withLock { $0.paused } }
+
+    /// The microphone clock's latest measured drift, parts per million.
+    var audioClockDrift: Double? { state.withLock { $0.audioClockDrift } }
 
     /// Stops accepting video; the threads drain, flush the encoder and finalize the file.
     func beginStop(reason: RecordingError? = nil) {

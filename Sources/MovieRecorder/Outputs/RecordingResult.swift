@@ -34,6 +34,14 @@ public struct RecordingResult: Sendable, CustomStringConvertible {
     /// atom and the flush to the disk): for a segment, the time a switch holds up the writing
     /// thread while the next file fills its queue.
     public var finalizationDuration: Duration = .zero
+    /// How many parts per million the microphone's clock ran fast (positive) or slow against
+    /// the system clock that stamps the video, as measured over the recording; `nil` without
+    /// audio from a device with a clock of its own (`AudioSource.hasOwnClock`),
+    /// or when the recording was too short to measure it (under 10 seconds of audio).
+    public var audioClockDrift: Double?
+    /// A Boolean value that indicates whether the audio was resampled to follow the system
+    /// clock (``MovieFileOutput/audioClockCorrection``).
+    public var isAudioClockCorrected = false
 
     /// A textual representation of the result: path, frames, duration, size and orientation, then
     /// any losses, the error and whether the movie is playable.
@@ -43,6 +51,10 @@ public struct RecordingResult: Sendable, CustomStringConvertible {
         if droppedFrameCount > 0 { text += ", \(droppedFrameCount) dropped" }
         if corruptedFrameCount > 0 { text += ", \(corruptedFrameCount) corrupt" }
         if audioOverrunCount > 0 { text += ", \(audioOverrunCount) audio overruns" }
+        if let audioClockDrift {
+            text += ", audio clock \(audioClockDrift >= 0 ? "+" : "")\(Double(Int((audioClockDrift * 10).rounded())) / 10) ppm"
+            text += isAudioClockCorrected ? " (corrected)" : " (not corrected)"
+        }
         if let error { text += "; ended: \(error)" }
         return text + (isPlayable ? "" : "; NOT PLAYABLE")
     }

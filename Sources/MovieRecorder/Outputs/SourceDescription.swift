@@ -7,7 +7,7 @@ import MovieEncoding
 /// What a running session tells its outputs about the sources feeding them.
 struct SourceDescription: Sendable {
     var video: (format: VideoFormat, isLive: Bool, name: String)?
-    var audio: (format: PCMFormat, isLive: Bool, name: String)?
+    var audio: (format: PCMFormat, isLive: Bool, name: String, hasOwnClock: Bool)?
     /// Wakes file sources waiting for an output to consume media: call it when the output
     /// starts to.
     var wakeWaitingSources: @Sendable () -> Void = {}

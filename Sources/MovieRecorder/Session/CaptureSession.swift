@@ -340,7 +340,7 @@ public actor CaptureSession {
         let consumersChanged = router.consumersChanged
         return SourceDescription(
             video: configuration.videoInput.map { ($0.format, $0.isLive, $0.name) },
-            audio: configuration.audioInput.map { ($0.format, $0.isLive, $0.name) },
+            audio: configuration.audioInput.map { ($0.format, $0.isLive, $0.name, $0.hasOwnClock) },
             wakeWaitingSources: { consumersChanged.wake() })
     }
 

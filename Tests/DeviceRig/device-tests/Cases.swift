@@ -13,6 +13,8 @@ struct DeviceTestCase: Sendable {
     /// Whether a failure while the guest's CPU was starved is worth a second attempt: not for
     /// the disconnect, which the replug must follow.
     var retriesWhenStarved = true
+    /// Whether the case runs when none is named: not the benchmarks, which need `-p`.
+    var runsByDefault = true
     let run: @Sendable (Cases, CaseRecord) async throws -> Void
 }
 
@@ -30,6 +32,9 @@ final class Cases {
         DeviceTestCase(name: "controls") { try $0.controls($1) },
         DeviceTestCase(name: "control-events") { try await $0.controlEvents($1) },
         DeviceTestCase(name: "audio-levels") { try await $0.audioLevels($1) },
+        DeviceTestCase(name: "photo-zsl") { try await $0.photoZeroShutterLag($1) },
+        // A benchmark (Benchmarks/run, section j2): the peers come with run-device-tests -p.
+        DeviceTestCase(name: "photo-lag-peers", runsByDefault: false) { try await $0.photoLagBesidePeers($1) },
         DeviceTestCase(name: "record-bright") { try await $0.recordWithControls(brightness: 200, saturation: 255, $1) },
         DeviceTestCase(name: "record-dark") { try await $0.recordWithControls(brightness: 50, saturation: 0, $1) },
         DeviceTestCase(name: "fault-buf-error") { try await $0.bufferError($1) },
@@ -39,6 +44,11 @@ final class Cases {
         DeviceTestCase(name: "fault-disconnect", retriesWhenStarved: false) { try await $0.disconnect($1) },
         DeviceTestCase(name: "replug") { try await $0.replug($1) },
         DeviceTestCase(name: "alsa-overrun") { try await $0.alsaOverrun($1) },
+        // A minute each, on the loopback's second cable with its rate shifted.
+        DeviceTestCase(name: "clock-drift-fast") { try await $0.clockDrift(ppm: 1000, subdevice: 1, uncorrected: true, $1) },
+        DeviceTestCase(name: "clock-drift-slow") { try await $0.clockDrift(ppm: -1000, subdevice: 1, uncorrected: true, $1) },
+        DeviceTestCase(name: "clock-drift-small-fast") { try await $0.clockDrift(ppm: 100, subdevice: 1, uncorrected: false, $1) },
+        DeviceTestCase(name: "clock-drift-small-slow") { try await $0.clockDrift(ppm: -100, subdevice: 1, uncorrected: false, $1) },
     ]
 
     let report: Report
@@ -352,7 +362,7 @@ final class Cases {
         expectComplete(recording, seconds: 2, record)
     }
 
-    /// A capture handler that stalls 1 s once: the 160 ms ALSA buffer overflows, the microphone
+    /// A capture handler that stalls 1 s once: the half-second ALSA buffer overflows, the microphone
     /// reports `.overrun`, restarts, and buffers keep coming.
     func alsaOverrun(_ record: CaseRecord) async throws {
         let microphone = try microphone()
@@ -440,15 +450,23 @@ func zeroCrossingFrequency(_ samples: [Int16], rate: Double) -> Double {
     return Double(crossings) / 2 / (Double(samples.count) / rate)
 }
 
-/// Runs a program with the guest's PATH and waits for it; returns its exit status (or 128 +
-/// the signal, or -1 when it could not start). Its output goes to ours.
-func runProgram(_ arguments: [String]) -> Int32 {
+/// Runs a program with the guest's PATH and `environment` and waits for it; returns its exit
+/// status (or 128 + the signal, or -1 when it could not start). Its output goes to ours, or
+/// to the file `log`, standard error too.
+func runProgram(_ arguments: [String], environment: [String] = [], log: String? = nil) -> Int32 {
     fflush(nil)
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    if let log {
+        posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+    }
     var pid: pid_t = 0
     var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-    var envp: [UnsafeMutablePointer<CChar>?] = [strdup("PATH=/usr/bin:/usr/sbin"), nil]
+    var envp: [UnsafeMutablePointer<CChar>?] = (["PATH=/usr/bin:/usr/sbin"] + environment).map { strdup($0) } + [nil]
     defer { for pointer in argv + envp { free(pointer) } }
-    guard posix_spawn(&pid, arguments[0], nil, nil, &argv, &envp) == 0 else { return -1 }
+    guard posix_spawn(&pid, arguments[0], &actions, nil, &argv, &envp) == 0 else { return -1 }
     var status: Int32 = 0
     while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
     return status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)

@@ -97,3 +97,22 @@ func seconds(_ duration: Duration) -> String {
     let fraction = String(ms.magnitude % 1000)
     return (ms < 0 ? "-" : "") + "\(ms.magnitude / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
 }
+
+/// A duration in milliseconds.
+func milliseconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+}
+
+/// Milliseconds to one decimal, comma-separated: a CASE line value.
+func millisecondList(_ values: [Double]) -> String {
+    values.map { String(Double(Int(($0 * 10).rounded())) / 10) }.joined(separator: ",")
+}
+
+/// A whole file's bytes.
+func readFile(_ path: String) throws -> [UInt8] {
+    guard let file = fopen(path, "rb") else { throw CaseError("cannot read \(path): \(String(cString: strerror(errno)))") }
+    defer { fclose(file) }
+    var bytes: [UInt8] = [], block = [UInt8](repeating: 0, count: 1 << 16)
+    while case let count = fread(&block, 1, block.count, file), count > 0 { bytes += block[..<count] }
+    return bytes
+}

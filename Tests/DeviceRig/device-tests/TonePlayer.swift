@@ -22,28 +22,9 @@ final class TonePlayer: Sendable {
         self.device = device
         self.frequency = frequency
         self.sampleRate = sampleRate
-        var pcm: OpaquePointer?
-        var rc = snd_pcm_open(&pcm, device, SND_PCM_STREAM_PLAYBACK, 0)
-        guard rc >= 0, let pcm else { throw CaseError("opening \(device) for playback: \(String(cString: snd_strerror(rc)))") }
-        var params: OpaquePointer?
-        snd_pcm_hw_params_malloc(&params)
-        defer { snd_pcm_hw_params_free(params) }
-        var rate = sampleRate
-        var period = snd_pcm_uframes_t(periodFrames)
-        var buffer = snd_pcm_uframes_t(periodFrames * periods)
-        rc = snd_pcm_hw_params_any(pcm, params)
-        if rc >= 0 { rc = snd_pcm_hw_params_set_access(pcm, params, SND_PCM_ACCESS_RW_INTERLEAVED) }
-        if rc >= 0 { rc = snd_pcm_hw_params_set_format(pcm, params, SND_PCM_FORMAT_S16_LE) }
-        if rc >= 0 { rc = snd_pcm_hw_params_set_channels(pcm, params, 2) }
-        if rc >= 0 { rc = snd_pcm_hw_params_set_rate_near(pcm, params, &rate, nil) }
-        if rc >= 0 { rc = snd_pcm_hw_params_set_period_size_near(pcm, params, &period, nil) }
-        if rc >= 0 { rc = snd_pcm_hw_params_set_buffer_size_near(pcm, params, &buffer) }
-        if rc >= 0 { rc = snd_pcm_hw_params(pcm, params) }
-        guard rc >= 0 else {
-            snd_pcm_close(pcm)
-            throw CaseError("setting up \(device) for playback: \(String(cString: snd_strerror(rc)))")
-        }
-        let body = PlaybackLoop(pcm: UnsafeTransferBox(pcm), frequency: frequency, rate: rate, periodFrames: Int(period))
+        let (pcm, rate, period) = try openPlayback(device, rate: sampleRate, periodFrames: periodFrames,
+                                                   bufferFrames: periodFrames * periods)
+        let body = PlaybackLoop(pcm: UnsafeTransferBox(pcm), frequency: frequency, rate: rate, periodFrames: period)
         thread = UnsafeTransferBox(startThread { [shared] in body.run(shared) })
     }
 
@@ -114,6 +95,34 @@ private struct PlaybackLoop: Sendable {
             }
         }
     }
+}
+
+/// Opens `device` for interleaved S16_LE stereo playback at about `rate`, `periodFrames` and
+/// `bufferFrames`; returns the handle and the rate and period the device took.
+func openPlayback(_ device: String, rate: UInt32, periodFrames: Int,
+                  bufferFrames: Int) throws(CaseError) -> (pcm: OpaquePointer, rate: UInt32, periodFrames: Int) {
+    var pcm: OpaquePointer?
+    var rc = snd_pcm_open(&pcm, device, SND_PCM_STREAM_PLAYBACK, 0)
+    guard rc >= 0, let pcm else { throw CaseError("opening \(device) for playback: \(String(cString: snd_strerror(rc)))") }
+    var params: OpaquePointer?
+    snd_pcm_hw_params_malloc(&params)
+    defer { snd_pcm_hw_params_free(params) }
+    var rate = rate
+    var period = snd_pcm_uframes_t(periodFrames)
+    var buffer = snd_pcm_uframes_t(bufferFrames)
+    rc = snd_pcm_hw_params_any(pcm, params)
+    if rc >= 0 { rc = snd_pcm_hw_params_set_access(pcm, params, SND_PCM_ACCESS_RW_INTERLEAVED) }
+    if rc >= 0 { rc = snd_pcm_hw_params_set_format(pcm, params, SND_PCM_FORMAT_S16_LE) }
+    if rc >= 0 { rc = snd_pcm_hw_params_set_channels(pcm, params, 2) }
+    if rc >= 0 { rc = snd_pcm_hw_params_set_rate_near(pcm, params, &rate, nil) }
+    if rc >= 0 { rc = snd_pcm_hw_params_set_period_size_near(pcm, params, &period, nil) }
+    if rc >= 0 { rc = snd_pcm_hw_params_set_buffer_size_near(pcm, params, &buffer) }
+    if rc >= 0 { rc = snd_pcm_hw_params(pcm, params) }
+    guard rc >= 0 else {
+        snd_pcm_close(pcm)
+        throw CaseError("setting up \(device) for playback: \(String(cString: snd_strerror(rc)))")
+    }
+    return (pcm, rate, Int(period))
 }
 
 /// A value handed to another thread that the sender no longer uses.

@@ -1,0 +1,21 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Scheduling for a thread with a deadline the hardware sets, such as a sound card's capture
+/// buffer, which is lost when its reader is not scheduled in time.
+package enum ThreadPriority {
+    /// The real-time priority asked for: low, as audio servers use, below the kernel's own
+    /// threaded interrupts (50).
+    package static let realtimeLevel: Int32 = 10
+
+    /// Moves the calling thread to `SCHED_FIFO` at ``realtimeLevel`` when the process may (root,
+    /// `CAP_SYS_NICE` or an `RLIMIT_RTPRIO` of at least that level); otherwise leaves it as it was.
+    /// - Returns: Whether the thread now runs at real-time priority.
+    @discardableResult
+    package static func requestRealtime() -> Bool {
+        var parameters = sched_param()
+        parameters.sched_priority = realtimeLevel
+        return pthread_setschedparam(pthread_self(), SCHED_FIFO, &parameters) == 0
+    }
+}
