@@ -53,7 +53,7 @@ final class Cases {
 
     let report: Report
     let frameRate = FrameRate(frames: 25)
-    /// x264 settings for the recordings: `ultrafast`, because the guest's one CPU is emulated
+    /// x264 settings for the recordings: `ultrafast`, because the guest's CPUs are emulated
     /// (there libx264's default `veryfast` needs the whole CPU for 640x480 at 25 fps and the
     /// recording drops frames, as it should). DEVICE_TESTS_PRESET overrides the preset and
     /// DEVICE_TESTS_X264 adds x264 options ("crf=30,threads=1").

@@ -130,6 +130,10 @@ enum Recorder {
         let observed = ObservedCamera(camera)
         let session = CaptureSession()
         let output = MovieFileOutput(encoderSettings: encoder)
+        // LPCM, not the default AAC: the emulated CPUs run floating point in software, where
+        // AAC and the clock correction's resampler together take over half a CPU and the audio
+        // falls behind into overruns (README, "Two emulated CPUs"). AAC is tested on the host.
+        output.audioSettings = .lpcm
         output.maxRecordedDuration = maxDuration
         try output.setVideoRotationAngle(Double(orientation.rotationAngle))
         output.setVideoMirrored(orientation.isMirrored)
