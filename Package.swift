@@ -38,13 +38,14 @@ let package = Package(
         .target(name: "CYUV", dependencies: ["CLinux"]),
         .target(name: "CSampleRate", dependencies: ["CLinux"]),
         .target(name: "CHeif", dependencies: ["CLinux"]),
+        .target(name: "CMicroHTTPD", dependencies: ["CLinux"]),
         // Linux calls glibc hides behind _GNU_SOURCE (fallocate), and the loader the others use.
         .target(name: "CLinux"),
         // Files, mappings, threads, bounded queues, the clock and the library loader: internal to
         // this package (`package` access), the only Swift code that calls the system directly.
         .target(
             name: "MoviePlatform",
-            dependencies: ["MovieContainer", "CLinux", "CX264", "CALSA", "CV4L2", "CTurboJPEG", "CAVCodec", "CYUV", "CSampleRate", "CHeif"],
+            dependencies: ["MovieContainer", "CLinux", "CX264", "CALSA", "CV4L2", "CTurboJPEG", "CAVCodec", "CYUV", "CSampleRate", "CHeif", "CMicroHTTPD"],
             swiftSettings: strict
         ),
         // Where media comes from: V4L2 cameras (their formats converted by libyuv and TurboJPEG),

@@ -24,6 +24,16 @@
       (const uint8_t *srcY, int srcYStride, const uint8_t *srcVU, int srcVUStride, uint8_t *y, int yStride, \
        uint8_t *u, int uStride, uint8_t *v, int vStride, int width, int height), \
       (srcY, srcYStride, srcVU, srcVUStride, y, yStride, u, uStride, v, vStride, width, height)) \
+    F(int, NV12ToI420, \
+      (const uint8_t *srcY, int srcYStride, const uint8_t *srcUV, int srcUVStride, uint8_t *y, int yStride, \
+       uint8_t *u, int uStride, uint8_t *v, int vStride, int width, int height), \
+      (srcY, srcYStride, srcUV, srcUVStride, y, yStride, u, uStride, v, vStride, width, height)) \
+    F(int, I420Scale, \
+      (const uint8_t *srcY, int srcYStride, const uint8_t *srcU, int srcUStride, const uint8_t *srcV, int srcVStride, \
+       int srcWidth, int srcHeight, uint8_t *y, int yStride, uint8_t *u, int uStride, uint8_t *v, int vStride, \
+       int width, int height, enum FilterMode filtering), \
+      (srcY, srcYStride, srcU, srcUStride, srcV, srcVStride, srcWidth, srcHeight, y, yStride, u, uStride, v, vStride, \
+       width, height, filtering)) \
     V(ScalePlane, \
       (const uint8_t *src, int srcStride, int srcWidth, int srcHeight, uint8_t *dst, int dstStride, int dstWidth, \
        int dstHeight, enum FilterMode filtering), \

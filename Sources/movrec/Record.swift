@@ -16,6 +16,7 @@ enum RecordCommand {
                [--max-size BYTES[K|M|G]] [--min-free BYTES[K|M|G]]
                [--fragment-interval S | --no-fragments] [--sync]
                [--photo-every S [--photo-directory DIR]]
+               [--live HOST:PORT] [--live-size WxH] [--live-token T] [--hls-directory DIR [--hls-window N]]
             Record H.264 and AAC (or --audio-codec lpcm; AAC at --audio-bitrate, default 128
             kbit/s for stereo, 64 for mono) into a QuickTime movie from a V4L2 camera (default
             /dev/video0), the test pattern, a Y4M file or recorded camera buffers (.yuyv, .uyvy,
@@ -39,6 +40,10 @@ enum RecordCommand {
             and holds the camera's configuration lock until the recording ends. --photo-every
             takes a JPEG photo every S seconds while recording, into --photo-directory (default
             the movie's directory) as photo-0001.jpg and on, without costing the movie a frame.
+            --live serves a live view while recording (a page to watch it in a browser, and LL-HLS
+            for other players; its address is printed), from a second small encode of at most
+            --live-size (default 640x360); --hls-directory also writes HLS there for a web server.
+            See `movrec help live`.
         """
 }
 
@@ -64,6 +69,10 @@ func record(_ arguments: Arguments) async throws -> Int32 {
     try await service.addOutput(movie)  // the service turns it to its angle (0 until gravity says otherwise)
     let observer = try await RecordCommand.orient(movie, options: options, sources: sources, service: service)
     let photos = try await RecordCommand.photoOutput(options, sources: sources, service: service)
+    let liveView = try await LiveView.start(options.live, service: service)
+    if let liveView, sources.gravity == nil { try liveView.output.setVideoRotationAngle(Double(options.orientation.rotationAngle)) }
+    liveView?.output.setVideoMirrored(options.orientation.isMirrored)
+    defer { liveView?.stop() }
     try await RecordCommand.start(movie, in: service.session, options: options)
     let photographer = photos.map { output in Task { await RecordCommand.takePhotos(output, options: options) } }
     let loop = RecordingLoop(movie: movie, session: service.session, output: options.output, quiet: options.quiet)

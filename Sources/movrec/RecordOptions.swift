@@ -51,12 +51,17 @@ struct RecordOptions {
     /// `--photo-every S` and `--photo-directory DIR`: photos taken while recording.
     var photoEvery: Duration?
     var photoDirectory: String?
+    /// `--live`, `--live-size`, `--live-token`, `--hls-directory`, `--hls-window`.
+    var live: LiveOptions
 
     /// Takes every option off `arguments`, then checks the values.
     /// - Throws: `Arguments.UsageError` naming the first bad option; `OrientationError` for an
     ///   angle other than 0, 90, 180 or 270.
-    init(parsing arguments: Arguments) throws {
+    /// `movrec live` takes the same source options, without an output file, and serves on
+    /// 127.0.0.1:8080 unless told otherwise.
+    init(parsing arguments: Arguments, isLiveCommand: Bool = false) throws {
         var args = arguments
+        live = try LiveOptions(taking: &args, defaultAddress: isLiveCommand)
         video = try args.option("--video") ?? "/dev/video0"
         controls = try args.options("--control")
         audio = try args.option("--audio") ?? "none"
@@ -88,8 +93,8 @@ struct RecordOptions {
         quiet = args.flag("--quiet")
         let photoEveryText = try args.option("--photo-every")
         photoDirectory = try args.option("--photo-directory")
-        try args.finish(positionalCount: 1...1)
-        output = args.positional[0]
+        try args.finish(positionalCount: isLiveCommand ? 0...0 : 1...1)
+        output = args.positional.first ?? ""
 
         hasRotation = rotationText != nil
         orientation = try Self.orientation(rotationText ?? "0", isMirrored: mirror)

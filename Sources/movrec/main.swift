@@ -10,7 +10,7 @@ import MovieRecorder
 let commands: [(name: String, usage: String)] = [
     ("inspect", InspectCommand.usage), ("rotate", RotateCommand.usage), ("record", RecordCommand.usage),
     ("photo", PhotoCommand.usage), ("repair", RepairCommand.usage), ("devices", DevicesCommand.usage),
-    ("controls", ControlsCommand.usage), ("mux", MuxCommand.usage),
+    ("controls", ControlsCommand.usage), ("mux", MuxCommand.usage), ("live", LiveCommand.usage),
 ]
 
 /// The whole help: every command's usage.
@@ -25,7 +25,7 @@ func standardError(_ text: String) {
 }
 
 let words = Array(CommandLine.arguments.dropFirst())
-installSignalHandlers(cleanStop: words.first == "record")
+installSignalHandlers(cleanStop: words.first == "record" || words.first == "live")
 guard let command = words.first else {
     standardError("movrec: no command given\nSee 'movrec help'.")
     exit(2)
@@ -38,6 +38,7 @@ do {
     case "rotate": status = try rotate(&args)
     case "mux": status = try mux(&args)
     case "record": status = try await record(args)
+    case "live": status = try await live(args)
     case "devices": status = try devices(&args)
     case "controls": status = try controls(&args)
     case "photo": status = try await photo(args)

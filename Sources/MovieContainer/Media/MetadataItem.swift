@@ -115,8 +115,9 @@ public struct MetadataItem: Hashable, Sendable {
             + "." + String(repeating: "0", count: fractionDigits - fraction.count) + fraction
     }
 
-    /// A timestamp as ISO 8601 text in UTC with Apple's offset style: `2026-01-01T00:00:00+0000`.
-    static func iso8601(_ time: QuickTimeTimestamp) -> String {
+    /// A timestamp as ISO 8601 text in UTC with Apple's offset style: `2026-01-01T00:00:00+0000`;
+    /// with `milliseconds`, as HLS's program date time writes it: `2026-01-01T00:00:00.250Z`.
+    package static func iso8601(_ time: QuickTimeTimestamp, milliseconds: Int? = nil) -> String {
         // Days from 1904-01-01 to 1970-01-01: 66 years, 17 of them leap years.
         let days = Int64(time.secondsSince1904 / 86_400) - 24_107
         let seconds = Int64(time.secondsSince1904 % 86_400)
@@ -135,6 +136,7 @@ public struct MetadataItem: Hashable, Sendable {
             return String(repeating: "0", count: max(0, width - text.count)) + text
         }
         return digits(year, 4) + "-" + digits(month, 2) + "-" + digits(day, 2) + "T" + digits(seconds / 3600, 2) + ":"
-            + digits(seconds / 60 % 60, 2) + ":" + digits(seconds % 60, 2) + "+0000"
+            + digits(seconds / 60 % 60, 2) + ":" + digits(seconds % 60, 2)
+            + (milliseconds.map { "." + digits(Int64($0), 3) + "Z" } ?? "+0000")
     }
 }

@@ -12,6 +12,13 @@ package enum SystemClock {
         return ts.tv_sec
     }
 
+    /// Nanoseconds since 1970-01-01 UTC (`CLOCK_REALTIME`).
+    package static func unixNanoseconds() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+    }
+
     /// Nanoseconds since an arbitrary point (boot), never going backwards (`CLOCK_MONOTONIC`,
     /// the clock V4L2 stamps buffers with).
     package static func monotonicNanoseconds() -> UInt64 {

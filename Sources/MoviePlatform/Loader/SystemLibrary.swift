@@ -7,6 +7,7 @@ internal import CX264
 internal import CYUV
 internal import CSampleRate
 internal import CHeif
+internal import CMicroHTTPD
 
 /// The media libraries this package calls, each opened the first time it is needed rather than
 /// when the program starts.
@@ -18,7 +19,7 @@ internal import CHeif
 /// the places that start using a library call ``load()`` first, so a missing one is a typed error
 /// naming the package to install instead of a failure at start.
 package enum SystemLibrary: CaseIterable {
-    case x264, alsa, v4l2, v4lconvert, turboJPEG, avcodec, yuv, samplerate, heif
+    case x264, alsa, v4l2, v4lconvert, turboJPEG, avcodec, yuv, samplerate, heif, microhttpd
 
     /// The file `dlopen` is asked for.
     package var soname: String {
@@ -32,6 +33,7 @@ package enum SystemLibrary: CaseIterable {
         case .yuv: "libyuv.so.0"
         case .samplerate: "libsamplerate.so.0"
         case .heif: "libheif.so.1"
+        case .microhttpd: "libmicrohttpd.so.12"
         }
     }
 
@@ -46,6 +48,7 @@ package enum SystemLibrary: CaseIterable {
         case .yuv: "libyuv0"
         case .samplerate: "libsamplerate0"
         case .heif: "libheif1"
+        case .microhttpd: "libmicrohttpd12"
         }
     }
 
@@ -62,6 +65,7 @@ package enum SystemLibrary: CaseIterable {
         case .yuv: CYUV_load()
         case .samplerate: CSampleRate_load()
         case .heif: CHeif_load()
+        case .microhttpd: CMicroHTTPD_load()
         }
         return failure.map { "loading \(soname) failed (\(String(cString: $0))); install the \(package) package" }
     }

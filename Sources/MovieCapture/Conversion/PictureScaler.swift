@@ -1,0 +1,60 @@
+import MovieContainer
+import MoviePlatform
+internal import CYUV
+
+/// Scales I420 or NV12 frames to an I420 picture of another size with libyuv's bilinear filter:
+/// the live view's smaller picture, encoded beside the recording's.
+package enum PictureScaler {
+    /// The size that fits `width`×`height` within `limit` (both sides), keeping the aspect ratio,
+    /// with even sides; the picture's own size when it already fits.
+    package static func size(fitting width: Int, _ height: Int, within limit: (width: Int, height: Int)) -> (width: Int, height: Int) {
+        guard width > limit.width || height > limit.height else { return (width & ~1, height & ~1) }
+        let scale = min(Double(limit.width) / Double(width), Double(limit.height) / Double(height))
+        let even = { (value: Double) in max(2, Int(value.rounded()) & ~1) }
+        return (even(Double(width) * scale), even(Double(height) * scale))
+    }
+
+    /// Loads libyuv, if it is not loaded yet.
+    /// - Returns: `nil`, or what failed, naming the package to install.
+    package static func load() -> String? { SystemLibrary.yuv.load() }
+
+    /// A tightly packed I420 copy of `frame` at `width`×`height`, keeping its timestamp and
+    /// sequence number. NV12 is converted to I420 first.
+    /// - Precondition: ``load()`` succeeded; `width` and `height` are positive and even.
+    package static func scaled(_ frame: VideoFrame, width: Int, height: Int) -> VideoFrame {
+        let source = frame.pixelFormat == .nv12 ? i420(frame) : frame
+        let byteCount = PixelFormat.i420.byteCount(width: width, height: height)
+        let base = UnsafeMutableRawPointer.allocate(byteCount: byteCount, alignment: 64)
+        let y = base.assumingMemoryBound(to: UInt8.self)
+        let u = y + width * height, v = u + (width / 2) * (height / 2)
+        let p = source.planes
+        _ = I420Scale(p[0].baseAddress.assumingMemoryBound(to: UInt8.self), Int32(p[0].bytesPerRow),
+                      p[1].baseAddress.assumingMemoryBound(to: UInt8.self), Int32(p[1].bytesPerRow),
+                      p[2].baseAddress.assumingMemoryBound(to: UInt8.self), Int32(p[2].bytesPerRow),
+                      Int32(source.width), Int32(source.height),
+                      y, Int32(width), u, Int32(width / 2), v, Int32(width / 2), Int32(width), Int32(height), kFilterBilinear)
+        return VideoFrame(packed: base, width: width, height: height, pixelFormat: .i420, timestamp: frame.timestamp,
+                          sequenceNumber: frame.sequenceNumber, storage: owner(base, byteCount))
+    }
+
+    /// NV12 as a packed I420 frame of the same size.
+    private static func i420(_ frame: VideoFrame) -> VideoFrame {
+        let width = frame.width, height = frame.height
+        let chromaWidth = (width + 1) / 2, chromaHeight = (height + 1) / 2
+        let byteCount = PixelFormat.i420.byteCount(width: width, height: height)
+        let base = UnsafeMutableRawPointer.allocate(byteCount: byteCount, alignment: 64)
+        let y = base.assumingMemoryBound(to: UInt8.self)
+        let u = y + width * height, v = u + chromaWidth * chromaHeight
+        let p = frame.planes
+        _ = NV12ToI420(p[0].baseAddress.assumingMemoryBound(to: UInt8.self), Int32(p[0].bytesPerRow),
+                       p[1].baseAddress.assumingMemoryBound(to: UInt8.self), Int32(p[1].bytesPerRow),
+                       y, Int32(width), u, Int32(chromaWidth), v, Int32(chromaWidth), Int32(width), Int32(height))
+        return VideoFrame(packed: base, width: width, height: height, pixelFormat: .i420, timestamp: frame.timestamp,
+                          sequenceNumber: frame.sequenceNumber, storage: owner(base, byteCount))
+    }
+
+    /// Frees `base` with the last reference to the frame over it.
+    private static func owner(_ base: UnsafeMutableRawPointer, _ byteCount: Int) -> ImmutableBytes {
+        ImmutableBytes(unsafeUnchangingBuffer: UnsafeRawBufferPointer(start: base, count: byteCount)) { $0.baseAddress?.deallocate() }
+    }
+}

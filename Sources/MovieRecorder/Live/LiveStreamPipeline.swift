@@ -1,0 +1,143 @@
+import MovieContainer
+import MoviePlatform
+import MovieCapture
+import MovieEncoding
+
+/// One live stream in progress: the small picture's H.264 encoder, the AAC encoder and the CMAF
+/// writer, on a thread of their own, publishing chunks into the hub.
+///
+/// ```
+/// capture thread ──scale, offer──▶ items (bounded, 4) ──▶ live thread ──▶ hub ──▶ readers
+/// audio capture thread ──offer──▶ ┘                                    └──▶ LiveStreamOutput.segments
+/// ```
+///
+/// The capture thread scales each picture into a copy of its own before offering it, so the
+/// stream never holds a camera buffer; when the live thread is behind the picture is dropped
+/// and counted. Nothing here ever waits on the recording or on a reader.
+final class LiveStreamPipeline: Sendable {
+    enum Item {
+        case frame(VideoFrame)
+        case audio(AudioBuffer)
+    }
+
+    let items = BoundedQueue<Item>(capacity: 4)
+    let width: Int
+    let height: Int
+    private let thread: LockedValue<DedicatedThread?> = LockedValue(nil)
+    /// The encoders and the stream's timeline, used only by the live thread once it starts.
+    private let encoder: UnsafeTransfer<LiveStreamEncoder>
+    private let takesAudio: Bool
+    private let orientation: @Sendable () -> VideoOrientation
+    private let deliver: @Sendable (LiveSegment) -> Void
+    private let hub: LiveStreamHub
+    let statistics = LockedValue(Statistics())
+
+    struct Statistics {
+        var streamedFrames = 0
+        var droppedFrames = 0
+        var droppedAudioBuffers = 0
+    }
+
+    /// Opens the encoders for `sources`; nothing runs until ``start()``.
+    /// - Throws: ``LiveViewError`` when an encoder cannot open.
+    init(settings: LiveStreamSettings, sources: SourceDescription, hub: LiveStreamHub,
+         orientation: @escaping @Sendable () -> VideoOrientation,
+         deliver: @escaping @Sendable (LiveSegment) -> Void) throws(LiveViewError) {
+        guard let video = sources.video else {
+            throw LiveViewError(.invalidSettings, "LiveStreamOutput: the session has no video input to stream")
+        }
+        if let failure = PictureScaler.load() { throw LiveViewError(.libraryMissing, "LiveStreamOutput: scaling the picture: \(failure)") }
+        let size = PictureScaler.size(fitting: video.format.width, video.format.height,
+                                      within: (settings.maximumWidth, settings.maximumHeight))
+        width = size.width
+        height = size.height
+        self.hub = hub
+        self.orientation = orientation
+        self.deliver = deliver
+        let audio = settings.includesAudio ? sources.audio?.format : nil
+        encoder = UnsafeTransfer(try LiveStreamEncoder(settings: settings, video: video.format, size: size, audio: audio))
+        takesAudio = audio != nil
+    }
+
+    /// Starts the live thread.
+    func start() {
+        let started = DedicatedThread(name: "movrec-live") { [self] in run() }
+        thread.withLock { $0 = started }
+    }
+
+    /// Ends the stream: the live thread finishes what is queued and ends the hub's stream.
+    /// Returns at once; ``join()`` waits for the thread.
+    func stop() { items.close() }
+
+    /// Waits for the live thread to finish; blocks, so call it on a dedicated thread.
+    func join() { thread.withLock { $0 }?.join() }
+
+    /// Called on the capture thread: scales the picture into a copy and offers it.
+    func receive(_ frame: VideoFrame) {
+        let small = PictureScaler.scaled(frame, width: width, height: height)
+        let accepted = items.offer(.frame(small))
+        statistics.withLock { accepted ? () : ($0.droppedFrames += 1) }
+    }
+
+    /// Called on the audio capture thread.
+    func receive(_ buffer: AudioBuffer) {
+        guard takesAudio else { return }
+        if !items.offer(.audio(buffer)) { statistics.withLock { $0.droppedAudioBuffers += 1 } }
+    }
+
+    private func run() {
+        let encoder = encoder.value
+        while let item = items.pop() {
+            switch item {
+            case .frame(let frame): publish(encoder.encode(frame, orientation: orientation()))
+            case .audio(let buffer): publish(encoder.encode(buffer))
+            }
+        }
+        publish(encoder.finish())
+        hub.end()
+    }
+
+    /// Hands what the encoders made to the hub and the application, outside every lock.
+    private func publish(_ events: [LiveStreamOutputEvent]) {
+        for event in events {
+            switch event {
+            case .begin(let codecs, let pageInitialization, let timescale):
+                hub.begin(codecs: codecs, width: width, height: height, timescale: timescale, pageInitialization: pageInitialization)
+            case .initialization(let bytes):
+                hub.addInitialization(bytes)
+                deliver(LiveSegment(kind: .initialization, data: bytes, report: nil))
+            case .chunk(let chunk):
+                hub.append(chunk.bytes, time: chunk.time, end: chunk.end, isIndependent: chunk.isIndependent,
+                           startsSegment: chunk.startsSegment, startsPart: chunk.startsPart, orientation: chunk.orientation,
+                           captureTime: chunk.captureTime)
+                statistics.withLock { $0.streamedFrames += 1 }
+            case .partComplete(let part):
+                hub.completePart()
+                deliver(part)
+            case .failed(let message):
+                MovieRecorderLogging.log(.error, "live", message)
+            }
+        }
+    }
+}
+
+/// What the live thread's encoding produced, published in order outside the lock.
+enum LiveStreamOutputEvent {
+    case begin(codecs: String, pageInitialization: [UInt8], timescale: UInt32)
+    case initialization([UInt8])
+    case chunk(LiveChunk)
+    case partComplete(LiveSegment)
+    case failed(String)
+}
+
+/// A chunk on its way to the hub.
+struct LiveChunk {
+    var bytes: [UInt8]
+    var time: UInt64
+    var end: UInt64
+    var isIndependent: Bool
+    var startsSegment: Bool
+    var startsPart: Bool
+    var orientation: VideoOrientation
+    var captureTime: UInt64
+}

@@ -1,0 +1,33 @@
+import MovieContainer
+import MovieEncoding
+
+/// How a ``LiveStreamOutput`` encodes and cuts its stream.
+///
+/// The defaults favour latency at a small cost: a picture of at most 640×360 scaled from the
+/// camera's, encoded by libx264 with the `zerolatency` tune (no B-frames, no lookahead) at the
+/// `veryfast` preset, parts of about 200 ms in segments of about one second, AAC at 64 kbit/s
+/// per channel. The recording, if any, keeps its own settings.
+public struct LiveStreamSettings: Hashable, Sendable {
+    /// The widest picture the stream carries; the camera's picture is scaled down to fit within
+    /// this and ``maximumHeight``, keeping its aspect ratio (never up).
+    public var maximumWidth = 640
+    /// The tallest picture the stream carries.
+    public var maximumHeight = 360
+    /// The x264 preset of the stream's encoder.
+    public var preset = "veryfast"
+    /// How the stream's bits are spent; constant quality 26 by default.
+    public var rateControl = H264EncoderSettings.RateControl.constantQuality(crf: 26)
+    /// The longest a part (LL-HLS's partial segment) lasts; it holds whole frames, so at 30 fps
+    /// 200 ms is six frames.
+    public var partTarget: Duration = .milliseconds(200)
+    /// About how long a segment lasts: a whole number of parts, each segment starting with an
+    /// IDR.
+    public var segmentDuration: Duration = .seconds(1)
+    /// A Boolean value that indicates whether the session's audio goes into the stream (as AAC).
+    public var includesAudio = true
+    /// The AAC bit rate per channel, in bits per second.
+    public var audioBitRatePerChannel = 64_000
+
+    /// Creates settings with the defaults.
+    public init() {}
+}

@@ -1,0 +1,107 @@
+import MovieContainer
+import MoviePlatform
+
+/// What the ``LiveViewServer`` answers to each request: the checks every request passes, then
+/// the page, the stream, the status and the HLS resources. Runs on connection threads.
+final class LiveViewRoutes: Sendable {
+    let output: LiveStreamOutput
+    private let accessToken: String?
+    private let closed = LockedValue(false)
+    private let rates = LockedValue(RequestRates())
+    /// How long a stream response waits for the next chunk before ending (the page reconnects).
+    static let streamIdleNanoseconds: UInt64 = 10_000_000_000
+
+    init(output: LiveStreamOutput, accessToken: String?) {
+        self.output = output
+        self.accessToken = accessToken
+    }
+
+    /// Ends open streams and blocked requests.
+    func close() {
+        closed.withLock { $0 = true }
+        output.hub.wakeReaders()
+    }
+
+    var isClosedNow: Bool { closed.withLock { $0 } }
+
+    func answer(_ request: HTTPRequest) -> HTTPResponse {
+        guard request.method == "GET" || request.method == "HEAD" else {
+            return .text(405, "Only GET and HEAD are served here.", headers: [("Allow", "GET, HEAD")])
+        }
+        guard rates.withLock({ $0.admit(request.clientAddress, at: SystemClock.monotonicNanoseconds()) }) else {
+            return .text(429, "Too many requests from \(request.clientAddress); slow down.", headers: [("Retry-After", "1")])
+        }
+        guard isAuthorized(request) else {
+            return .text(401, "This live view needs its access token: add ?token=… to the address.",
+                         headers: [("WWW-Authenticate", "Bearer")])
+        }
+        switch request.path {
+        case "/", "/index.html":
+            return HTTPResponse(status: 200, headers: [("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-cache")],
+                                body: .bytes(Array(PreviewPage.html.utf8)))
+        case "/stream.mp4": return stream()
+        case "/status.json": return status()
+        case "/hls/live.m3u8": return playlist(request)
+        default:
+            if request.path.hasPrefix("/hls/") { return hlsResource(String(request.path.dropFirst(5))) }
+            return .text(404, "\(request.path.prefix(200)) is not here; the page is at /.")
+        }
+    }
+
+    /// Compares the token without stopping at the first difference.
+    private func isAuthorized(_ request: HTTPRequest) -> Bool {
+        guard let accessToken else { return true }
+        let bearer = request.headers["Authorization"].flatMap { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil }
+        guard let given = request.query["token"] ?? bearer else { return false }
+        let a = Array(given.utf8), b = Array(accessToken.utf8)
+        var difference = a.count ^ b.count
+        for i in 0..<b.count { difference |= Int((i < a.count ? a[i] : 0) ^ b[i]) }
+        return difference == 0
+    }
+
+    private func stream() -> HTTPResponse {
+        let hub = output.hub
+        let position = LockedValue(LiveStreamHub.StreamPosition())
+        let closed = self.closed
+        return HTTPResponse(status: 200, headers: [("Content-Type", "video/mp4"), ("Cache-Control", "no-store"),
+                                                   ("X-Stream-Codecs", hub.currentStream?.codecs ?? "")],
+                            body: .stream {
+            // One connection thread calls this at a time; the lock only satisfies the compiler.
+            var p = position.withLock { $0 }
+            defer { position.withLock { $0 = p } }
+            let deadline = SystemClock.monotonicNanoseconds() + Self.streamIdleNanoseconds
+            switch hub.read(&p, until: deadline, cancelled: { closed.withLock { $0 } }) {
+            case .bytes(let bytes): return .bytes(bytes)
+            case .end, .timeout: return .end
+            }
+        })
+    }
+
+    private func status() -> HTTPResponse {
+        let stream = output.hub.currentStream
+        let json = "{\"streaming\":\(stream != nil),\"width\":\(stream?.width ?? 0),\"height\":\(stream?.height ?? 0),"
+            + "\"codecs\":\"\(stream?.codecs ?? "")\",\"angle\":\(Int(output.videoRotationAngle)),\"mirrored\":\(output.isVideoMirrored),"
+            + "\"streamedFrames\":\(output.streamedFrameCount),\"droppedFrames\":\(output.droppedFrameCount)}\n"
+        return HTTPResponse(status: 200, headers: [("Content-Type", "application/json"), ("Cache-Control", "no-store")],
+                            body: .bytes(Array(json.utf8)))
+    }
+}
+
+/// Requests per client address: a token bucket each, 100 a second in bursts of 200, for at most
+/// 1024 addresses (the least recently seen forgotten first).
+struct RequestRates {
+    private var buckets: [String: (tokens: Double, at: UInt64)] = [:]
+    static let perSecond = 100.0
+    static let burst = 200.0
+
+    mutating func admit(_ address: String, at now: UInt64) -> Bool {
+        var bucket = buckets[address] ?? (Self.burst, now)
+        bucket.tokens = min(Self.burst, bucket.tokens + Double(now - bucket.at) / 1e9 * Self.perSecond)
+        bucket.at = now
+        let admitted = bucket.tokens >= 1
+        if admitted { bucket.tokens -= 1 }
+        buckets[address] = bucket
+        if buckets.count > 1024, let oldest = buckets.min(by: { $0.value.at < $1.value.at })?.key { buckets[oldest] = nil }
+        return admitted
+    }
+}

@@ -1,0 +1,74 @@
+import Dispatch
+import MovieCapture
+import MovieRecorder
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `movrec live`: the live view without a recording.
+enum LiveCommand {
+    static let usage = """
+        live [--video DEVICE|testsrc|FILE] [--audio DEVICE|tone|FILE.wav|none] [--size WxH] [--fps N[/D]]
+             [--rotation A] [--mirror] [--gravity iio[:NAME|:PATH] | manual] [--mounting …] [--duration S]
+             [--live HOST:PORT] [--live-size WxH] [--live-token T] [--hls-directory DIR [--hls-window N]]
+            Serve what the camera sees without recording it: a page that plays it in a browser
+            (turned level, its latency measured), the raw fMP4 stream, and Low-Latency HLS for
+            Safari, hls.js, ffmpeg and other players. --live gives the address (default
+            127.0.0.1:8080; any other address needs --live-token, which every request must then
+            carry). The stream is scaled to fit --live-size (default 640x360) and encoded with
+            x264's zerolatency tune. --hls-directory also writes HLS segments and a playlist of
+            --hls-window segments (default 6; 0 for an EVENT playlist) into DIR, for a static web
+            server. The page's address is printed; Ctrl-C or SIGTERM stops, or --duration S.
+        """
+}
+
+/// `movrec live [--video …] [--live HOST:PORT] …`
+func live(_ arguments: Arguments) async throws -> Int32 {
+    let options = try RecordOptions(parsing: arguments, isLiveCommand: true)
+    let sources = try RecordSources(options)
+    let service = CaptureService()
+    try await service.session.configure { [video = sources.video, audio = sources.audio] config in
+        try config.addInput(video)
+        if let audio { try config.addInput(audio) }
+    }
+    var observer: RotationObserver?
+    if let gravity = sources.gravity {
+        let rotation = RotationObserver(gravitySource: gravity)
+        await service.observeRotation(of: rotation)
+        try rotation.setCamera(sources.video, mounting: sources.mounting)
+        observer = rotation
+    }
+    guard let view = try await LiveView.start(options.live, service: service) else { return 2 }
+    if sources.gravity == nil { try view.output.setVideoRotationAngle(Double(options.orientation.rotationAngle)) }
+    view.output.setVideoMirrored(options.orientation.isMirrored)
+    try await service.session.startRunning()
+    await waitForSignal(orAfter: options.maxDuration)
+    await service.session.stopRunning()
+    view.stop()
+    await service.stopObservingRotation()
+    withExtendedLifetime(observer) {}
+    if let error = view.output.lastError ?? view.directory?.error {
+        standardError("movrec: \(error)")
+        return 1
+    }
+    standardError("movrec: streamed \(view.output.streamedFrameCount) frames, \(view.output.droppedFrameCount) left out")
+    return 0
+}
+
+/// Returns at SIGINT or SIGTERM, or after `duration`.
+private func waitForSignal(orAfter duration: Duration?) async {
+    let (wakes, waker) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    let descriptor = signalPipe.read
+    let source = descriptor < 0 ? nil : DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: .global())
+    source?.setEventHandler {
+        var bytes = [UInt8](repeating: 0, count: 16)
+        _ = read(descriptor, &bytes, bytes.count)
+        waker.yield()
+    }
+    source?.resume()
+    let timer = duration.map { limit in Task { try? await Task.sleep(for: limit); waker.yield() } }
+    var iterator = wakes.makeAsyncIterator()
+    _ = await iterator.next()
+    source?.cancel()
+    timer?.cancel()
+}

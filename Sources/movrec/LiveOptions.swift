@@ -1,0 +1,95 @@
+import MovieRecorder
+
+/// The live view options `movrec record` and `movrec live` share: where to serve it, the size of
+/// its picture, an access token, and a directory to write HLS into.
+struct LiveOptions {
+    /// `--live HOST:PORT`: serve the live view there.
+    var address: (host: String, port: Int)?
+    /// `--live-size WxH`: the largest picture the stream carries.
+    var size: (width: Int, height: Int)?
+    /// `--live-token T`: the access token, required for an address other than loopback.
+    var token: String?
+    /// `--hls-directory DIR`: write HLS there; `--hls-window N` segments (0 for an EVENT playlist).
+    var hlsDirectory: String?
+    var hlsWindow: Int?
+
+    var isRequested: Bool { address != nil || hlsDirectory != nil }
+
+    /// Takes the live options off `args`.
+    /// - Throws: `Arguments.UsageError` naming a bad value.
+    init(taking args: inout Arguments, defaultAddress: Bool) throws {
+        let liveText = try args.option("--live")
+        let sizeText = try args.option("--live-size")
+        token = try args.option("--live-token")
+        hlsDirectory = try args.option("--hls-directory")
+        let windowText = try args.option("--hls-window")
+        address = try (liveText ?? (defaultAddress ? "127.0.0.1:8080" : nil)).map(Self.address)
+        size = try sizeText.map { text in
+            do { return try RecordOptions.size(text) } catch { throw Arguments.UsageError(description: "--live-size \(text) is not WIDTHxHEIGHT, such as 640x360") }
+        }
+        hlsWindow = try windowText.map { text in
+            guard let count = Int(text), count == 0 || count >= 3 else {
+                throw Arguments.UsageError(description: "--hls-window \(text) is not 0 (an EVENT playlist) or a whole number of 3 or more")
+            }
+            return count
+        }
+        if !isRequested && (size != nil || token != nil || hlsWindow != nil) {
+            throw Arguments.UsageError(description: "--live-size, --live-token and --hls-window need --live or --hls-directory")
+        }
+    }
+
+    /// `HOST:PORT`, `[IPv6]:PORT` or `PORT` (on 127.0.0.1).
+    static func address(_ text: String) throws -> (host: String, port: Int) {
+        let bad = Arguments.UsageError(description: "--live \(text) is not HOST:PORT, such as 127.0.0.1:8080")
+        if let port = Int(text) { return ("127.0.0.1", try valid(port, bad)) }
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]) else { throw bad }
+        var host = String(text[..<colon])
+        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        if host == "localhost" { host = "127.0.0.1" }
+        guard !host.isEmpty else { throw bad }
+        return (host, try valid(port, bad))
+    }
+
+    private static func valid(_ port: Int, _ error: Arguments.UsageError) throws -> Int {
+        guard (0...65535).contains(port) else { throw error }
+        return port
+    }
+
+    /// The stream's settings: the defaults, with `--live-size`.
+    var settings: LiveStreamSettings {
+        var settings = LiveStreamSettings()
+        if let size {
+            settings.maximumWidth = size.width
+            settings.maximumHeight = size.height
+        }
+        return settings
+    }
+}
+
+/// The live view of a running command: the output, its server and its HLS directory.
+struct LiveView {
+    let output: LiveStreamOutput
+    let server: LiveViewServer?
+    let directory: HLSDirectoryWriter?
+
+    /// Adds a live stream output to `service` and starts serving it as `options` ask; prints
+    /// the page's address.
+    static func start(_ options: LiveOptions, service: CaptureService) async throws -> LiveView? {
+        guard options.isRequested else { return nil }
+        let output = LiveStreamOutput(settings: options.settings)
+        try await service.addOutput(output)
+        let server = try options.address.map { try LiveViewServer(output: output, host: $0.host, port: $0.port, accessToken: options.token) }
+        let directory = try options.hlsDirectory.map {
+            try HLSDirectoryWriter(output: output, directory: $0, windowSegments: options.hlsWindow == 0 ? nil : options.hlsWindow ?? 6)
+        }
+        if let server { standardError("movrec: live view at \(server.url)") }
+        if let directory { standardError("movrec: HLS in \(directory.directory)/live.m3u8") }
+        return LiveView(output: output, server: server, directory: directory)
+    }
+
+    /// Stops serving and writing.
+    func stop() {
+        server?.stop()
+        directory?.stop()
+    }
+}
