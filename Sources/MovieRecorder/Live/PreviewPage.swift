@@ -27,7 +27,8 @@ video{position:absolute;left:50%;top:50%;background:#000}
 const video = document.getElementById("video"), info = document.getElementById("info"), sound = document.getElementById("sound");
 const token = new URLSearchParams(location.search).get("token");
 const query = token ? "?token=" + encodeURIComponent(token) : "";
-const live = window.liveView = {frames: 0, latencies: [], angle: 0, mirrored: false, connections: 0, width: 0, height: 0, state: "connecting"};
+const live = window.liveView = {frames: 0, latencies: [], angle: 0, mirrored: false, connections: 0, width: 0, height: 0,
+  state: "connecting", turnedAt: 0, framesSinceTurn: 0};
 let references = [], turns = [], shown = {angle: 0, mirrored: false}, frameCallback = 0;
 
 function u32(b, i) { return ((b[i] << 24) | (b[i + 1] << 16) | (b[i + 2] << 8) | b[i + 3]) >>> 0; }
@@ -66,8 +67,10 @@ addEventListener("resize", layout);
 function onFrame(now, frame) {
   while (turns.length && turns[0].time <= frame.mediaTime + 0.001) { shown = turns.shift(); }
   if (live.angle !== shown.angle || live.mirrored !== shown.mirrored || live.width !== video.videoWidth) {
+    if (live.angle !== shown.angle || live.mirrored !== shown.mirrored) { live.turnedAt = Date.now(); live.framesSinceTurn = 0; }
     live.angle = shown.angle; live.mirrored = shown.mirrored; layout();
   }
+  live.framesSinceTurn++;
   let ref = null;
   for (const r of references) { if (r.media <= frame.mediaTime + 0.0005) ref = r; }
   if (ref) {
