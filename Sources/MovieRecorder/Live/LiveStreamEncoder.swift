@@ -28,6 +28,8 @@ final class LiveStreamEncoder {
     /// When the next IDR is asked for.
     private var nextSegmentAt: UInt64 = 0
     private var partStart: UInt64 = 0
+    /// Where the segment being written started, on the encoder's output side.
+    private var segmentStart: UInt64 = 0
     /// The orientation of the last picture given to the encoder.
     private var orientation: VideoOrientation?
     /// Pictures given to the encoder and not back yet, oldest first.
@@ -146,7 +148,10 @@ final class LiveStreamEncoder {
         if picture.turned {
             events.append(.initialization(writer.initializationSegment(orientation: picture.orientation)))
         }
-        if startsSegment { sequenceNumber += 1 }
+        if startsSegment {
+            sequenceNumber += 1
+            segmentStart = time
+        }
         var bytes = picture.turned ? LiveStreamMessages.orientation(picture.orientation, timescale: Self.timescale, time: time) : []
         let video = CMAFSample(data: sample.data, decodeTime: time, duration: UInt32(frameTicks), isSync: sample.isKeyframe)
         bytes += writer.chunk(video: [video], audio: pendingAudio, captureTime: picture.captureTime)
@@ -161,8 +166,12 @@ final class LiveStreamEncoder {
         events.append(.chunk(LiveChunk(bytes: bytes, time: time, end: time + frameTicks, isIndependent: sample.isKeyframe,
                                        startsSegment: startsSegment, startsPart: startsPart, orientation: picture.orientation,
                                        captureTime: picture.captureTime)))
-        // The part is complete once the next picture would not fit it.
-        if time + 2 * frameTicks > partStart + partTicks, let finished = finishPart() { events.append(finished) }
+        // The part is complete once the next picture would not fit it; the segment too once the
+        // next picture is the one an IDR is asked for.
+        if time + 2 * frameTicks > partStart + partTicks, let finished = finishPart() {
+            events.append(finished)
+            if time + frameTicks >= segmentStart + segmentTicks { events.append(.segmentComplete) }
+        }
         return events
     }
 

@@ -142,6 +142,17 @@ final class LiveStreamHub: @unchecked Sendable {
         }
     }
 
+    /// Marks the segment in progress complete: the next chunk starts a new one (so a playlist's
+    /// preload hint names that one's first part).
+    func completeSegment() {
+        lock.withLock {
+            guard let last = segments.indices.last else { return }
+            closePart(at: segments[last].end)
+            segments[last].isComplete = true
+            lock.broadcast()
+        }
+    }
+
     /// Ends the stream: its readers reach the end; HLS goes on after a discontinuity when the
     /// next stream begins.
     func end() {

@@ -114,6 +114,8 @@ final class LiveStreamPipeline: Sendable {
             case .partComplete(let part):
                 hub.completePart()
                 deliver(part)
+            case .segmentComplete:
+                hub.completeSegment()
             case .failed(let message):
                 MovieRecorderLogging.log(.error, "live", message)
             }
@@ -127,6 +129,8 @@ enum LiveStreamOutputEvent {
     case initialization([UInt8])
     case chunk(LiveChunk)
     case partComplete(LiveSegment)
+    /// The segment in progress holds all it will: the next picture starts a new one.
+    case segmentComplete
     case failed(String)
 }
 

@@ -42,6 +42,11 @@ final class LiveViewRoutes: Sendable {
         case "/stream.mp4": return stream()
         case "/status.json": return status()
         case "/hls/live.m3u8": return playlist(request)
+        case "/hls/", "/hls/index.html":
+            let query = request.query["token"].map { "?token=" + $0 } ?? ""
+            let page = "<!doctype html><meta charset=utf-8><title>Live view (HLS)</title><body style=margin:0;background:#000>"
+                + "<video id=video controls autoplay muted playsinline style=width:100vw;height:100vh src=\"live.m3u8\(query)\"></video>\n"
+            return HTTPResponse(status: 200, headers: [("Content-Type", "text/html; charset=utf-8")], body: .bytes(Array(page.utf8)))
         default:
             if request.path.hasPrefix("/hls/") { return hlsResource(String(request.path.dropFirst(5))) }
             return .text(404, "\(request.path.prefix(200)) is not here; the page is at /.")

@@ -10,6 +10,7 @@ import MovieCapture
 /// | `/` | The preview page: plays `/stream.mp4` through Media Source Extensions, turned level |
 /// | `/stream.mp4` | The stream as one long chunked response, from its newest IDR |
 /// | `/status.json` | Size, codecs, orientation and counters |
+/// | `/hls/` | A page that plays the LL-HLS playlist with the browser's own HLS (Safari, Chromium) |
 /// | `/hls/live.m3u8` | LL-HLS media playlist; `_HLS_msn` / `_HLS_part` block until that part |
 /// | `/hls/init-N.mp4`, `seg-N.m4s`, `part-N.P.m4s` | Its initialization segments, segments and parts |
 ///
