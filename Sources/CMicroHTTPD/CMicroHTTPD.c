@@ -14,6 +14,7 @@
     H(MHD_start_daemon) \
     H(MHD_get_daemon_info) \
     H(MHD_get_connection_info) \
+    H(MHD_set_connection_option) \
     V(MHD_stop_daemon, (struct MHD_Daemon *daemon), (daemon)) \
     F(struct MHD_Response *, MHD_create_response_from_buffer, \
       (size_t size, void *buffer, enum MHD_ResponseMemoryMode mode), (size, buffer, mode)) \
@@ -68,4 +69,15 @@ int CMicroHTTPD_clientAddress(struct MHD_Connection *connection, char *text, siz
     const void *bytes = address->sa_family == AF_INET6 ? (const void *)&((const struct sockaddr_in6 *)address)->sin6_addr
                                                        : (const void *)&((const struct sockaddr_in *)address)->sin_addr;
     return inet_ntop(address->sa_family, bytes, text, (socklen_t)size) == NULL ? -1 : 0;
+}
+
+int CMicroHTTPD_limitConnection(struct MHD_Connection *connection, int sendBuffer, unsigned int idleSeconds) {
+    typedef const union MHD_ConnectionInfo *(*Info)(struct MHD_Connection *, enum MHD_ConnectionInfoType, ...);
+    typedef enum MHD_Result (*Option)(struct MHD_Connection *, enum MHD_CONNECTION_OPTION, ...);
+    Info info = (Info)CLINUX_LAZY_FUNCTION(MHD_get_connection_info);
+    Option option = (Option)CLINUX_LAZY_FUNCTION(MHD_set_connection_option);
+    const union MHD_ConnectionInfo *found = info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    if (found == NULL) return -1;
+    if (setsockopt(found->connect_fd, SOL_SOCKET, SO_SNDBUF, &sendBuffer, sizeof sendBuffer) != 0) return -1;
+    return option(connection, MHD_CONNECTION_OPTION_TIMEOUT, idleSeconds) == MHD_YES ? 0 : -1;
 }

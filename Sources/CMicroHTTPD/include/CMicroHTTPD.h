@@ -29,6 +29,11 @@ uint16_t CMicroHTTPD_port(struct MHD_Daemon *daemon);
 // or -1 when it is not known.
 int CMicroHTTPD_clientAddress(struct MHD_Connection *connection, char *text, size_t size);
 
+// For a long response: caps the kernel's send buffer of the connection's socket at `sendBuffer`
+// bytes and closes the connection once it has made no progress for `idleSeconds`, so a client
+// that stops reading is noticed within seconds instead of after megabytes. Returns 0, or -1.
+int CMicroHTTPD_limitConnection(struct MHD_Connection *connection, int sendBuffer, unsigned int idleSeconds);
+
 // The values the content-reader callback returns at the end of a stream and on an error.
 static inline ssize_t CMicroHTTPD_endOfStream(void) { return MHD_CONTENT_READER_END_OF_STREAM; }
 static inline ssize_t CMicroHTTPD_endWithError(void) { return MHD_CONTENT_READER_END_WITH_ERROR; }

@@ -13,8 +13,10 @@ package struct HTTPResponse: Sendable {
         case bytes([UInt8])
         /// Called on the connection's own thread each time the client can take more; it may
         /// block until it has something (it is woken when the server stops) and returns at
-        /// least one byte or ``Piece/end``. The response is sent chunked.
-        case stream(@Sendable () -> Piece)
+        /// least one byte or ``Piece/end``. The response is sent chunked, through a send
+        /// buffer of `sendBuffer` bytes, and the connection is closed when the client has taken
+        /// nothing for `idleSeconds`.
+        case stream(sendBuffer: Int, idleSeconds: UInt32, @Sendable () -> Piece)
     }
 
     package var status: Int

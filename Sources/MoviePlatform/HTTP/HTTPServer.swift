@@ -141,7 +141,8 @@ private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MH
         made = bytes.withUnsafeBytes { buffer in
             MHD_create_response_from_buffer(buffer.count, UnsafeMutableRawPointer(mutating: buffer.baseAddress), .RESPMEM_MUST_COPY)
         }
-    case .stream(let produce):
+    case .stream(let sendBuffer, let idleSeconds, let produce):
+        _ = CMicroHTTPD_limitConnection(connection, Int32(clamping: sendBuffer), idleSeconds)
         let body = Unmanaged.passRetained(StreamedBody(produce))
         made = MHD_create_response_from_callback(CMicroHTTPD_sizeUnknown(), 32 * 1024, readStream, body.toOpaque(), freeStream)
         if made == nil { body.release() }

@@ -10,6 +10,12 @@ final class LiveViewRoutes: Sendable {
     private let rates = LockedValue(RequestRates())
     /// How long a stream response waits for the next chunk before ending (the page reconnects).
     static let streamIdleNanoseconds: UInt64 = 10_000_000_000
+    /// A stream's connection is closed when its reader has taken nothing for this long: chunks
+    /// come 30 times a second, so a reader that takes none for 3 seconds has stopped.
+    static let streamIdleSeconds: UInt32 = 3
+    /// The kernel's send buffer of a stream's connection: a fraction of a second of the stream,
+    /// so a reader that stops reading is noticed within seconds.
+    static let streamSendBuffer = 64 * 1024
 
     init(output: LiveStreamOutput, accessToken: String?) {
         self.output = output
@@ -27,6 +33,9 @@ final class LiveViewRoutes: Sendable {
     func answer(_ request: HTTPRequest) -> HTTPResponse {
         guard request.method == "GET" || request.method == "HEAD" else {
             return .text(405, "Only GET and HEAD are served here.", headers: [("Allow", "GET, HEAD")])
+        }
+        if request.headers["Transfer-Encoding"] != nil || (request.headers["Content-Length"].map { $0 != "0" } ?? false) {
+            return .text(400, "A \(request.method) request carries no body here.")
         }
         guard rates.withLock({ $0.admit(request.clientAddress, at: SystemClock.monotonicNanoseconds()) }) else {
             return .text(429, "Too many requests from \(request.clientAddress); slow down.", headers: [("Retry-After", "1")])
@@ -70,7 +79,7 @@ final class LiveViewRoutes: Sendable {
         let closed = self.closed
         return HTTPResponse(status: 200, headers: [("Content-Type", "video/mp4"), ("Cache-Control", "no-store"),
                                                    ("X-Stream-Codecs", hub.currentStream?.codecs ?? "")],
-                            body: .stream {
+                            body: .stream(sendBuffer: Self.streamSendBuffer, idleSeconds: Self.streamIdleSeconds) {
             // One connection thread calls this at a time; the lock only satisfies the compiler.
             var p = position.withLock { $0 }
             defer { position.withLock { $0 = p } }

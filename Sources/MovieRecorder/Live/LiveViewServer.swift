@@ -52,7 +52,7 @@ public final class LiveViewServer: Sendable {
         let routes = LiveViewRoutes(output: output, accessToken: accessToken)
         var limits = HTTPServer.Limits()
         limits.queryKeys = ["token", "_HLS_msn", "_HLS_part", "_HLS_skip"]
-        limits.headerKeys = ["Authorization"]
+        limits.headerKeys = ["Authorization", "Content-Length", "Transfer-Encoding"]
         do {
             server = try HTTPServer(host: host, port: UInt16(port), limits: limits) { routes.answer($0) }
         } catch {
