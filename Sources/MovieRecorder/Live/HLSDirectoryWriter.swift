@@ -43,7 +43,8 @@ public final class HLSDirectoryWriter: Sendable {
     /// Why writing stopped, if it failed (a full disk, a directory removed); nil while it goes on.
     public var error: LiveViewError? { failure.withLock { $0 } }
 
-    /// Stops writing; the files stay.
+    /// Stops writing; the files stay, the playlist ended with `EXT-X-ENDLIST` so players read
+    /// it as finished.
     public func stop() {
         stopped.withLock { $0 = true }
         hub.wakeReaders()
@@ -61,10 +62,20 @@ public final class HLSDirectoryWriter: Sendable {
             do {
                 try write(snapshot, &written)
             } catch {
-                failure.withLock { $0 = LiveViewError(.fileError, "HLSDirectoryWriter: writing \(directory): \(error); free space or fix the directory") }
+                fail(error)
                 return
             }
         }
+        guard !written.listed.isEmpty else { return }
+        do {
+            try writePlaylist(written, codecs: "", isLive: false)
+        } catch {
+            fail(error)
+        }
+    }
+
+    private func fail(_ error: any Error) {
+        failure.withLock { $0 = LiveViewError(.fileError, "HLSDirectoryWriter: writing \(directory): \(error); free space or fix the directory") }
     }
 
     /// What the directory holds so far.
@@ -99,17 +110,22 @@ public final class HLSDirectoryWriter: Sendable {
             written.discontinuitySequence += leaving.filter(\.isDiscontinuity).count
             written.listed.removeFirst(leaving.count)
         }
-        let playlist = LLHLSPlaylist(
-            snapshot: .init(segments: written.listed, codecs: snapshot.codecs, isLive: snapshot.isLive,
-                            discontinuitySequence: written.discontinuitySequence),
-            partTarget: hub.partTarget, targetDuration: hub.targetDuration, includesParts: false, isEvent: windowSegments == nil)
-        try DurableFilePublisher.publish(Array(playlist.text.utf8), at: path("live.m3u8"), replacing: true)
+        try writePlaylist(written, codecs: snapshot.codecs, isLive: snapshot.isLive)
         if let windowSegments {
             // Kept a few segments past the window: a player may still be fetching them.
             while written.segments.count > windowSegments + 3 {
                 try? RandomAccessFile.remove(path("seg-\(written.segments.removeFirst()).m4s"))
             }
         }
+    }
+
+    /// Puts the playlist of the segments written in place; a finished one ends with
+    /// `EXT-X-ENDLIST`.
+    private func writePlaylist(_ written: DirectoryState, codecs: String, isLive: Bool) throws {
+        let playlist = LLHLSPlaylist(
+            snapshot: .init(segments: written.listed, codecs: codecs, isLive: isLive, discontinuitySequence: written.discontinuitySequence),
+            partTarget: hub.partTarget, targetDuration: hub.targetDuration, includesParts: false, isEvent: windowSegments == nil)
+        try DurableFilePublisher.publish(Array(playlist.text.utf8), at: path("live.m3u8"), replacing: true)
     }
 
     private func path(_ name: String) -> String { directory + "/" + name }
