@@ -79,7 +79,9 @@ final class LiveStreamEncoder {
         encoderSettings.keyframeInterval = Int(segmentTicks / frameTicks) * 10
         encoderSettings.maxBFrames = 0
         encoderSettings.threads = 1
-        encoderSettings.options = ["scenecut": "0"]
+        // Variable-frame-rate input costs x264 a frame of delay (it waits for the next timestamp);
+        // the live timeline is on the frame grid anyway.
+        encoderSettings.options = ["scenecut": "0", "force-cfr": "1"]
         let small = VideoFormat(width: size.width, height: size.height, pixelFormat: .i420, frameRate: rate, color: format.color)
         do {
             video = try H264Encoder(format: small, timescale: Self.timescale, settings: encoderSettings)
