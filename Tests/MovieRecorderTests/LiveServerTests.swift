@@ -8,114 +8,115 @@ import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
-
-/// The live view server under load and attack: readers that stall or pile up never cost the
-/// recording a frame, every bad request gets its 4xx (or is closed), and what is not loopback
-/// needs a token.
-@Suite(.serialized) struct LiveServerTests {
-    /// Eight readers of the stream and one that stops reading (SIGSTOP) while a 720p movie
-    /// records: the movie drops nothing, the eight read all along, and the stalled one is cut
-    /// loose (its connection closed while the stream goes on).
-    @Test func aStalledReaderIsCutLooseAndEightReadersCostTheRecordingNothing() async throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.cleanUp() }
-        let movie = MovieFileOutput()
-        let live = try await LiveSession.start(width: 1280, height: 720, extra: [movie])
-        try await movie.startRecording(to: directory.file("clip.mov"))
-        let curl = try toolPath("curl")
-        func reader(_ name: String, seconds: Int) throws -> Process {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: curl)
-            process.arguments = ["-s", "-N", "-m", String(seconds), "-o", directory.file(name), live.base + "/stream.mp4"]
-            try process.run()
-            return process
+extension LiveViewTestGroup {
+    /// The live view server under load and attack: readers that stall or pile up never cost the
+    /// recording a frame, every bad request gets its 4xx (or is closed), and what is not loopback
+    /// needs a token.
+    @Suite struct LiveServerTests {
+        /// Eight readers of the stream and one that stops reading (SIGSTOP) while a 720p movie
+        /// records: the movie drops nothing, the eight read all along, and the stalled one is cut
+        /// loose (its connection closed while the stream goes on).
+        @Test func aStalledReaderIsCutLooseAndEightReadersCostTheRecordingNothing() async throws {
+            let directory = try TemporaryDirectory()
+            defer { directory.cleanUp() }
+            let movie = MovieFileOutput()
+            let live = try await LiveSession.start(width: 1280, height: 720, extra: [movie])
+            try await movie.startRecording(to: directory.file("clip.mov"))
+            let curl = try toolPath("curl")
+            func reader(_ name: String, seconds: Int) throws -> Process {
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: curl)
+                process.arguments = ["-s", "-N", "-m", String(seconds), "-o", directory.file(name), live.base + "/stream.mp4"]
+                try process.run()
+                return process
+            }
+            let readers = try (0..<8).map { try reader("reader-\($0).mp4", seconds: 14) }
+            let stalled = try reader("stalled.mp4", seconds: 40)
+            try await Task.sleep(for: .seconds(1))
+            kill(stalled.processIdentifier, SIGSTOP)
+            // The server gives up on a connection that takes nothing for 10 seconds.
+            try await Task.sleep(for: .seconds(12))
+            kill(stalled.processIdentifier, SIGCONT)
+            let resumed = Date()
+            for process in readers { process.waitUntilExit() }
+            stalled.waitUntilExit()
+            let stalledFor = Date().timeIntervalSince(resumed)
+            let result = await movie.stopRecording()
+            await live.stop()
+            let recorded = try #require(result)
+            #expect(recorded.isPlayable && recorded.droppedFrameCount == 0, "\(recorded)")
+            #expect(stalledFor < 5 && stalled.terminationStatus != 28, "the stalled reader ran \(stalledFor) s more and ended with \(stalled.terminationStatus)")
+            for i in 0..<8 {
+                let size = (try? FileManager.default.attributesOfItem(atPath: directory.file("reader-\(i).mp4"))[.size] as? Int) ?? 0
+                let frames = try run("ffprobe", ["-v", "error", "-count_packets", "-select_streams", "v", "-show_entries",
+                                                 "stream=nb_read_packets", "-of", "csv=p=0", directory.file("reader-\(i).mp4")])
+                #expect((Int(frames.output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0) > 300,
+                        "reader \(i) got \(size) bytes, \(frames.output) pictures")
+            }
         }
-        let readers = try (0..<8).map { try reader("reader-\($0).mp4", seconds: 14) }
-        let stalled = try reader("stalled.mp4", seconds: 40)
-        try await Task.sleep(for: .seconds(1))
-        kill(stalled.processIdentifier, SIGSTOP)
-        // The server gives up on a connection that takes nothing for 10 seconds.
-        try await Task.sleep(for: .seconds(12))
-        kill(stalled.processIdentifier, SIGCONT)
-        let resumed = Date()
-        for process in readers { process.waitUntilExit() }
-        stalled.waitUntilExit()
-        let stalledFor = Date().timeIntervalSince(resumed)
-        let result = await movie.stopRecording()
-        await live.stop()
-        let recorded = try #require(result)
-        #expect(recorded.isPlayable && recorded.droppedFrameCount == 0, "\(recorded)")
-        #expect(stalledFor < 5 && stalled.terminationStatus != 28, "the stalled reader ran \(stalledFor) s more and ended with \(stalled.terminationStatus)")
-        for i in 0..<8 {
-            let size = (try? FileManager.default.attributesOfItem(atPath: directory.file("reader-\(i).mp4"))[.size] as? Int) ?? 0
-            let frames = try run("ffprobe", ["-v", "error", "-count_packets", "-select_streams", "v", "-show_entries",
-                                             "stream=nb_read_packets", "-of", "csv=p=0", directory.file("reader-\(i).mp4")])
-            #expect((Int(frames.output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0) > 300,
-                    "reader \(i) got \(size) bytes, \(frames.output) pictures")
+
+        /// A few thousand malformed, oversized, traversing and wrong-method requests: each is
+        /// answered with a 4xx (505 for an HTTP version that is not 1.x) or closed, nothing leaks
+        /// a file, and the recording and the server go on.
+        @Test func hostileRequestsAreAnsweredAndTheRecordingGoesOn() async throws {
+            let directory = try TemporaryDirectory()
+            defer { directory.cleanUp() }
+            let movie = MovieFileOutput()
+            let live = try await LiveSession.start(extra: [movie])
+            try await movie.startRecording(to: directory.file("clip.mov"))
+            let script = URL(fileURLWithPath: browserScript).deletingLastPathComponent().appendingPathComponent("hostile.py").path
+            let attack = try run("/usr/bin/env", ["python3", script, String(live.server.port), "--rounds", "100"])
+            let status = try httpGet(live.base + "/status.json")
+            let result = await movie.stopRecording()
+            await live.stop()
+            let report = try #require(try JSONSerialization.jsonObject(with: attack.outputData) as? [String: Any], "\(attack.error)")
+            let answers = report["answers"] as? [String: Int] ?? [:]
+            #expect((report["sent"] as? Int ?? 0) >= 2000, "\(report)")
+            #expect(report["leaks"] as? Int == 0)
+            let unexpected = answers.filter { key, _ in !(key.hasPrefix("4") || key == "505" || key == "closed" || key == "timeout") }
+            #expect(unexpected.isEmpty, "answers other than 4xx, 505 or a close: \(answers)")
+            // Only the request whose headers never end waits for the server's idle limit.
+            #expect((answers["timeout"] ?? 0) <= (report["sent"] as? Int ?? 0) / 25, "\(answers)")
+            #expect(status.status == 200, "the server still answers after the attack")
+            let recorded = try #require(result)
+            #expect(recorded.isPlayable && recorded.droppedFrameCount == 0, "\(recorded)")
         }
-    }
 
-    /// A few thousand malformed, oversized, traversing and wrong-method requests: each is
-    /// answered with a 4xx (505 for an HTTP version that is not 1.x) or closed, nothing leaks
-    /// a file, and the recording and the server go on.
-    @Test func hostileRequestsAreAnsweredAndTheRecordingGoesOn() async throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.cleanUp() }
-        let movie = MovieFileOutput()
-        let live = try await LiveSession.start(extra: [movie])
-        try await movie.startRecording(to: directory.file("clip.mov"))
-        let script = URL(fileURLWithPath: browserScript).deletingLastPathComponent().appendingPathComponent("hostile.py").path
-        let attack = try run("/usr/bin/env", ["python3", script, String(live.server.port), "--rounds", "100"])
-        let status = try httpGet(live.base + "/status.json")
-        let result = await movie.stopRecording()
-        await live.stop()
-        let report = try #require(try JSONSerialization.jsonObject(with: attack.outputData) as? [String: Any], "\(attack.error)")
-        let answers = report["answers"] as? [String: Int] ?? [:]
-        #expect((report["sent"] as? Int ?? 0) >= 2000, "\(report)")
-        #expect(report["leaks"] as? Int == 0)
-        let unexpected = answers.filter { key, _ in !(key.hasPrefix("4") || key == "505" || key == "closed" || key == "timeout") }
-        #expect(unexpected.isEmpty, "answers other than 4xx, 505 or a close: \(answers)")
-        // Only the request whose headers never end waits for the server's idle limit.
-        #expect((answers["timeout"] ?? 0) <= (report["sent"] as? Int ?? 0) / 25, "\(answers)")
-        #expect(status.status == 200, "the server still answers after the attack")
-        let recorded = try #require(result)
-        #expect(recorded.isPlayable && recorded.droppedFrameCount == 0, "\(recorded)")
-    }
+        /// Only GET and HEAD; unknown paths 404; HEAD answers without a body.
+        @Test func methodsAndPaths() async throws {
+            let live = try await LiveSession.start(audio: false)
+            defer { Task { await live.stop() } }
+            #expect(try httpGet(live.base + "/").status == 200)
+            #expect(try httpGet(live.base + "/nothing").status == 404)
+            let post = try run("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "-X", "POST", live.base + "/"])
+            #expect(post.output == "405")
+            let head = try run("/usr/bin/curl", ["-s", "-I", live.base + "/status.json"])
+            #expect(head.output.hasPrefix("HTTP/1.1 200") && head.output.contains("application/json"), "\(head.output)")
+        }
 
-    /// Only GET and HEAD; unknown paths 404; HEAD answers without a body.
-    @Test func methodsAndPaths() async throws {
-        let live = try await LiveSession.start(audio: false)
-        defer { Task { await live.stop() } }
-        #expect(try httpGet(live.base + "/").status == 200)
-        #expect(try httpGet(live.base + "/nothing").status == 404)
-        let post = try run("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "-X", "POST", live.base + "/"])
-        #expect(post.output == "405")
-        let head = try run("/usr/bin/curl", ["-s", "-I", live.base + "/status.json"])
-        #expect(head.output.hasPrefix("HTTP/1.1 200") && head.output.contains("application/json"), "\(head.output)")
-    }
-
-    /// With a token, every request needs it, as a query or a bearer header; an address other than
-    /// loopback is refused without one.
-    @Test func anAccessTokenGuardsEveryRequest() async throws {
-        let live = try await LiveSession.start(audio: false, accessToken: "s3cret-token")
-        defer { Task { await live.stop() } }
-        #expect(live.server.url.hasSuffix("/?token=s3cret-token"))
-        #expect(try httpGet(live.base + "/status.json").status == 401)
-        #expect(try httpGet(live.base + "/status.json?token=wrong-token").status == 401)
-        #expect(try httpGet(live.base + "/status.json?token=s3cret-token").status == 200)
-        let bearer = try run("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "-H", "Authorization: Bearer s3cret-token",
-                                               live.base + "/hls/live.m3u8?_HLS_msn=1"])
-        #expect(bearer.output == "200")
-        let playlist = try httpGet(live.base + "/hls/live.m3u8?token=s3cret-token")
-        #expect(String(decoding: playlist.body, as: UTF8.self).contains("init-1.mp4?token=s3cret-token"), "URIs carry the token")
-        #expect(throws: LiveViewError.self) { try LiveViewServer(output: live.live, host: "192.0.2.1", port: 0) }
-        #expect(throws: LiveViewError.self) { try LiveViewServer(output: live.live, port: 0, accessToken: "has space") }
-        #expect(throws: LiveViewError.self) { try LiveViewServer(output: live.live, host: "not-an-address", port: 0) }
-        do {
-            _ = try LiveViewServer(output: live.live, port: live.server.port)
-            Issue.record("a second server on a port in use started")
-        } catch {
-            #expect(error.code == .cannotListen && error.message.contains("\(live.server.port)"), "\(error)")
+        /// With a token, every request needs it, as a query or a bearer header; an address other than
+        /// loopback is refused without one.
+        @Test func anAccessTokenGuardsEveryRequest() async throws {
+            let live = try await LiveSession.start(audio: false, accessToken: "s3cret-token")
+            defer { Task { await live.stop() } }
+            #expect(live.server.url.hasSuffix("/?token=s3cret-token"))
+            #expect(try httpGet(live.base + "/status.json").status == 401)
+            #expect(try httpGet(live.base + "/status.json?token=wrong-token").status == 401)
+            #expect(try httpGet(live.base + "/status.json?token=s3cret-token").status == 200)
+            let bearer = try run("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "-H", "Authorization: Bearer s3cret-token",
+                                                   live.base + "/hls/live.m3u8?_HLS_msn=1"])
+            #expect(bearer.output == "200")
+            let playlist = try httpGet(live.base + "/hls/live.m3u8?token=s3cret-token")
+            #expect(String(decoding: playlist.body, as: UTF8.self).contains("init-1.mp4?token=s3cret-token"), "URIs carry the token")
+            #expect(throws: LiveViewError.self) { try LiveViewServer(output: live.live, host: "192.0.2.1", port: 0) }
+            #expect(throws: LiveViewError.self) { try LiveViewServer(output: live.live, port: 0, accessToken: "has space") }
+            #expect(throws: LiveViewError.self) { try LiveViewServer(output: live.live, host: "not-an-address", port: 0) }
+            do {
+                _ = try LiveViewServer(output: live.live, port: live.server.port)
+                Issue.record("a second server on a port in use started")
+            } catch {
+                #expect(error.code == .cannotListen && error.message.contains("\(live.server.port)"), "\(error)")
+            }
         }
     }
 }

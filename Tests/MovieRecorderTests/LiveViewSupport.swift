@@ -6,6 +6,11 @@ import Testing
 @testable import MovieEncoding
 @testable import MovieRecorder
 
+/// The live view's suites, one at a time and, in Scripts/test, apart from the other suites:
+/// they assert that a recording beside the live view drops no frame, which a machine busy with
+/// other suites' encoders cannot promise.
+@Suite(.serialized) enum LiveViewTestGroup {}
+
 /// A running session with the test pattern, a live stream output and its server.
 struct LiveSession {
     let session: CaptureSession

@@ -15,6 +15,9 @@ static inline int CLinux_fallocate(int fd, int mode, long long offset, long long
 
 static inline int CLinux_FALLOC_FL_KEEP_SIZE(void) { return FALLOC_FL_KEEP_SIZE; }
 
+// gettid(2): the calling thread's ID, which setpriority(2) takes to change one thread's nice value.
+static inline int CLinux_gettid(void) { return (int)syscall(SYS_gettid); }
+
 // renameat2(2) with RENAME_NOREPLACE (Linux 3.15): moves `from` to `to` only if `to` does not
 // exist, in one step. Returns 0, or -1 with errno (EEXIST; EINVAL where the file system cannot).
 #include <fcntl.h>

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CLinux
 
 /// Scheduling for a thread with a deadline the hardware sets, such as a sound card's capture
 /// buffer, which is lost when its reader is not scheduled in time.
@@ -17,5 +18,11 @@ package enum ThreadPriority {
         var parameters = sched_param()
         parameters.sched_priority = realtimeLevel
         return pthread_setschedparam(pthread_self(), SCHED_FIFO, &parameters) == 0
+    }
+
+    /// Lowers the calling thread's scheduling priority by `niceness` (Linux keeps a nice value
+    /// per thread), so that under load the threads that record win over it. Any process may.
+    package static func lower(by niceness: Int32) {
+        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(CLinux_gettid()), niceness)
     }
 }

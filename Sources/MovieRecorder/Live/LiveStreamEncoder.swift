@@ -18,6 +18,9 @@ final class LiveStreamEncoder {
     private let video: H264Encoder
     private let aac: AACEncoder?
     private var writer: CMAFWriter
+    /// The same stream without its audio, for a viewer that does not listen: a browser holds
+    /// several times less in hand when there is no audio to keep in step.
+    private var pictureWriter: CMAFWriter
     private let frameNanoseconds: UInt64
     private let frameTicks: UInt64
     private let partTicks: UInt64
@@ -99,6 +102,7 @@ final class LiveStreamEncoder {
         writer = CMAFWriter(video: VideoTrackFormat(h264: video.configuration, timescale: Self.timescale,
                                                     nominalFrameDuration: UInt32(frameTicks), color: format.color),
                             audio: aac?.format)
+        pictureWriter = CMAFWriter(video: writer.video, audio: nil)
     }
 
     /// The part target and segment length this stream keeps, in seconds.
@@ -110,8 +114,10 @@ final class LiveStreamEncoder {
         var events: [LiveStreamOutputEvent] = []
         if firstTimestamp == nil {
             firstTimestamp = frame.timestamp
-            events.append(.begin(codecs: writer.codecs, pageInitialization: writer.initializationSegment(orientation: .up),
-                                 timescale: Self.timescale))
+            events.append(.begin(LiveStreamStart(codecs: writer.codecs, pictureCodecs: pictureWriter.codecs,
+                                                 pageInitialization: writer.initializationSegment(orientation: .up),
+                                                 picturePageInitialization: pictureWriter.initializationSegment(orientation: .up),
+                                                 timescale: Self.timescale)))
         }
         let time = decodeTime(of: frame)
         let turned = orientation != current
@@ -156,7 +162,9 @@ final class LiveStreamEncoder {
         }
         var bytes = picture.turned ? LiveStreamMessages.orientation(picture.orientation, timescale: Self.timescale, time: time) : []
         let video = CMAFSample(data: sample.data, decodeTime: time, duration: UInt32(frameTicks), isSync: sample.isKeyframe)
+        let message = bytes
         bytes += writer.chunk(video: [video], audio: pendingAudio, captureTime: picture.captureTime)
+        let pictureOnly = aac == nil ? nil : message + pictureWriter.chunk(video: [video], audio: [], captureTime: picture.captureTime)
         pendingAudio.removeAll()
         if startsPart {
             partStart = time
@@ -165,7 +173,7 @@ final class LiveStreamEncoder {
         }
         part.bytes += bytes
         part.end = time + frameTicks
-        events.append(.chunk(LiveChunk(bytes: bytes, time: time, end: time + frameTicks, isIndependent: sample.isKeyframe,
+        events.append(.chunk(LiveChunk(bytes: bytes, pictureBytes: pictureOnly, time: time, end: time + frameTicks, isIndependent: sample.isKeyframe,
                                        startsSegment: startsSegment, startsPart: startsPart, orientation: picture.orientation,
                                        captureTime: picture.captureTime)))
         // The part is complete once the next picture would not fit it; the segment too once the

@@ -6,6 +6,8 @@ extension LiveStreamHub {
     struct StreamPosition {
         var streamID: Int?
         var nextChunk = 0
+        /// Whether the reader takes the stream without its audio.
+        var picturesOnly = false
     }
 
     enum Read {
@@ -36,7 +38,9 @@ extension LiveStreamHub {
         var bytes: [UInt8] = []
         if position.streamID == nil || (chunks.first.map { $0.index > position.nextChunk } ?? false) {
             guard let start = chunks.last(where: \.isIndependent) else { return nil }
-            if position.streamID == nil { bytes = stream.pageInitialization }
+            if position.streamID == nil {
+                bytes = position.picturesOnly ? stream.start.picturePageInitialization : stream.start.pageInitialization
+            }
             position.streamID = stream.id
             position.nextChunk = start.index
             bytes += LiveStreamMessages.orientation(start.orientation, timescale: stream.timescale, time: start.time)
@@ -44,7 +48,9 @@ extension LiveStreamHub {
         guard let first = chunks.first, let last = chunks.last, last.index >= position.nextChunk else {
             return bytes.isEmpty ? nil : bytes
         }
-        for chunk in chunks[(position.nextChunk - first.index)...] { bytes += chunk.bytes }
+        for chunk in chunks[(position.nextChunk - first.index)...] {
+            bytes += position.picturesOnly ? chunk.pictureBytes ?? chunk.bytes : chunk.bytes
+        }
         position.nextChunk = last.index + 1
         return bytes
     }

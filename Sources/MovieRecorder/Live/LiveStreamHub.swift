@@ -14,6 +14,8 @@ final class LiveStreamHub: @unchecked Sendable {
     struct Chunk {
         let index: Int
         let bytes: [UInt8]
+        /// Without the audio, when the stream has audio.
+        let pictureBytes: [UInt8]?
         let isIndependent: Bool
         let orientation: VideoOrientation
         /// The first video sample's decode time, in the stream's video timescale.
@@ -48,12 +50,11 @@ final class LiveStreamHub: @unchecked Sendable {
     /// segments.
     struct Stream {
         let id: Int
-        let codecs: String
+        let start: LiveStreamStart
         let width: Int
         let height: Int
-        let timescale: UInt32
-        /// With the identity matrix: the preview page turns the element itself.
-        let pageInitialization: [UInt8]
+        var codecs: String { start.codecs }
+        var timescale: UInt32 { start.timescale }
     }
 
     let segmentWindow = 8
@@ -85,14 +86,13 @@ final class LiveStreamHub: @unchecked Sendable {
     // MARK: Publishing (the stream's thread)
 
     /// Starts a new stream: readers of the previous one reach its end.
-    func begin(codecs: String, width: Int, height: Int, timescale: UInt32, pageInitialization: [UInt8]) {
+    func begin(_ start: LiveStreamStart, width: Int, height: Int) {
         lock.withLock {
             streamCount += 1
-            stream = Stream(id: streamCount, codecs: codecs, width: width, height: height, timescale: timescale,
-                            pageInitialization: pageInitialization)
+            stream = Stream(id: streamCount, start: start, width: width, height: height)
             chunks.removeAll()
-            lastTimescale = timescale
-            lastCodecs = codecs
+            lastTimescale = start.timescale
+            lastCodecs = start.codecs
             lock.broadcast()
         }
     }
@@ -111,10 +111,10 @@ final class LiveStreamHub: @unchecked Sendable {
 
     /// Adds a chunk. `startsSegment` (an IDR) closes the segment in progress; `startsPart` closes
     /// the part in progress. `end` is where the chunk's media ends on the video timeline.
-    func append(_ chunk: [UInt8], time: UInt64, end: UInt64, isIndependent: Bool, startsSegment: Bool, startsPart: Bool,
+    func append(_ chunk: [UInt8], pictureBytes: [UInt8]?, time: UInt64, end: UInt64, isIndependent: Bool, startsSegment: Bool, startsPart: Bool,
                 orientation: VideoOrientation, captureTime: UInt64) {
         lock.withLock {
-            chunks.append(Chunk(index: nextChunkIndex, bytes: chunk, isIndependent: isIndependent, orientation: orientation, time: time))
+            chunks.append(Chunk(index: nextChunkIndex, bytes: chunk, pictureBytes: pictureBytes, isIndependent: isIndependent, orientation: orientation, time: time))
             nextChunkIndex += 1
             trimChunks()
             if startsSegment || segments.isEmpty {

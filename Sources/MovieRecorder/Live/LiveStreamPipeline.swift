@@ -86,6 +86,8 @@ final class LiveStreamPipeline: Sendable {
     }
 
     private func run() {
+        // Below the recording's threads: when the processor is short, the live view waits.
+        ThreadPriority.lower(by: 5)
         let encoder = encoder.value
         while let item = items.pop() {
             switch item {
@@ -101,13 +103,13 @@ final class LiveStreamPipeline: Sendable {
     private func publish(_ events: [LiveStreamOutputEvent]) {
         for event in events {
             switch event {
-            case .begin(let codecs, let pageInitialization, let timescale):
-                hub.begin(codecs: codecs, width: width, height: height, timescale: timescale, pageInitialization: pageInitialization)
+            case .begin(let start):
+                hub.begin(start, width: width, height: height)
             case .initialization(let bytes):
                 hub.addInitialization(bytes)
                 deliver(LiveSegment(kind: .initialization, data: bytes, report: nil))
             case .chunk(let chunk):
-                hub.append(chunk.bytes, time: chunk.time, end: chunk.end, isIndependent: chunk.isIndependent,
+                hub.append(chunk.bytes, pictureBytes: chunk.pictureBytes, time: chunk.time, end: chunk.end, isIndependent: chunk.isIndependent,
                            startsSegment: chunk.startsSegment, startsPart: chunk.startsPart, orientation: chunk.orientation,
                            captureTime: chunk.captureTime)
                 statistics.withLock { $0.streamedFrames += 1 }
@@ -125,7 +127,7 @@ final class LiveStreamPipeline: Sendable {
 
 /// What the live thread's encoding produced, published in order outside the lock.
 enum LiveStreamOutputEvent {
-    case begin(codecs: String, pageInitialization: [UInt8], timescale: UInt32)
+    case begin(LiveStreamStart)
     case initialization([UInt8])
     case chunk(LiveChunk)
     case partComplete(LiveSegment)
@@ -134,9 +136,22 @@ enum LiveStreamOutputEvent {
     case failed(String)
 }
 
+/// What a new stream tells its readers before its first chunk.
+struct LiveStreamStart {
+    var codecs: String
+    /// The codecs of the stream without its audio.
+    var pictureCodecs: String
+    /// Initialization segments with the identity matrix (the preview page turns the element).
+    var pageInitialization: [UInt8]
+    var picturePageInitialization: [UInt8]
+    var timescale: UInt32
+}
+
 /// A chunk on its way to the hub.
 struct LiveChunk {
     var bytes: [UInt8]
+    /// The chunk without its audio, when the stream has audio.
+    var pictureBytes: [UInt8]?
     var time: UInt64
     var end: UInt64
     var isIndependent: Bool

@@ -48,7 +48,8 @@ final class LiveViewRoutes: Sendable {
         case "/", "/index.html":
             return HTTPResponse(status: 200, headers: [("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-cache")],
                                 body: .bytes(Array(PreviewPage.html.utf8)))
-        case "/stream.mp4": return stream()
+        case "/stream.mp4": return stream(picturesOnly: false)
+        case "/video.mp4": return stream(picturesOnly: true)
         case "/status.json": return status()
         case "/hls/live.m3u8": return playlist(request)
         case "/hls/", "/hls/index.html":
@@ -73,12 +74,16 @@ final class LiveViewRoutes: Sendable {
         return difference == 0
     }
 
-    private func stream() -> HTTPResponse {
+    private func stream(picturesOnly: Bool) -> HTTPResponse {
         let hub = output.hub
-        let position = LockedValue(LiveStreamHub.StreamPosition())
+        let position = LockedValue(LiveStreamHub.StreamPosition(picturesOnly: picturesOnly))
+        guard let start = hub.currentStream?.start else {
+            return .text(503, "Nothing is streaming now; try again in a moment.", headers: [("Retry-After", "1")])
+        }
         let closed = self.closed
         return HTTPResponse(status: 200, headers: [("Content-Type", "video/mp4"), ("Cache-Control", "no-store"),
-                                                   ("X-Stream-Codecs", hub.currentStream?.codecs ?? "")],
+                                                   ("X-Stream-Codecs", picturesOnly ? start.pictureCodecs : start.codecs),
+                                                   ("X-Stream-Audio", start.codecs.contains("mp4a") ? "yes" : "no")],
                             body: .stream(sendBuffer: Self.streamSendBuffer, idleSeconds: Self.streamIdleSeconds) {
             // One connection thread calls this at a time; the lock only satisfies the compiler.
             var p = position.withLock { $0 }

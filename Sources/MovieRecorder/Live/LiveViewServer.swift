@@ -7,8 +7,9 @@ import MovieCapture
 ///
 /// | Path | What |
 /// |---|---|
-/// | `/` | The preview page: plays `/stream.mp4` through Media Source Extensions, turned level |
+/// | `/` | The preview page: plays `/video.mp4` (or `/stream.mp4` with sound) through Media Source Extensions, turned level |
 /// | `/stream.mp4` | The stream as one long chunked response, from its newest IDR |
+/// | `/video.mp4` | The same without its audio: browsers hold less in hand, so it plays closer to live |
 /// | `/status.json` | Size, codecs, orientation and counters |
 /// | `/hls/` | A page that plays the LL-HLS playlist with the browser's own HLS (Safari, Chromium) |
 /// | `/hls/live.m3u8` | LL-HLS media playlist; `_HLS_msn` / `_HLS_part` block until that part |

@@ -1,6 +1,7 @@
 /// The preview page the ``LiveViewServer`` serves at `/`: one self-contained HTML file.
 ///
-/// It reads `/stream.mp4` with `fetch()`, splits it into boxes, appends `ftyp`/`moov` and each
+/// It reads `/video.mp4` (muted, the closest to live) or, once sound is asked for,
+/// `/stream.mp4` with `fetch()`, splits it into boxes, appends `ftyp`/`moov` and each
 /// `moof`/`mdat` to a Media Source Extensions `SourceBuffer`, and reads the rest itself: `prft`
 /// maps media time to the capture time on the wall clock, so each frame's latency is measured
 /// when `requestVideoFrameCallback` says it was presented; the orientation `emsg` turns (and
@@ -29,7 +30,7 @@ const token = new URLSearchParams(location.search).get("token");
 const query = token ? "?token=" + encodeURIComponent(token) : "";
 const live = window.liveView = {frames: 0, latencies: [], angle: 0, mirrored: false, connections: 0, width: 0, height: 0,
   state: "connecting", turnedAt: 0, framesSinceTurn: 0};
-let references = [], turns = [], shown = {angle: 0, mirrored: false}, frameCallback = 0;
+let references = [], turns = [], shown = {angle: 0, mirrored: false}, frameCallback = 0, withSound = false, current = null;
 
 function u32(b, i) { return ((b[i] << 24) | (b[i + 1] << 16) | (b[i + 2] << 8) | b[i + 3]) >>> 0; }
 function u64(b, i) { return u32(b, i) * 4294967296 + u32(b, i + 4); }
@@ -89,25 +90,29 @@ setInterval(() => {
     + (live.mirrored ? " mirrored" : "") + (isNaN(ms) ? "" : "  latency " + Math.round(ms) + " ms");
 }, 500);
 
-// Keep to the live edge: a little faster when behind, a jump when far behind.
+// Keep to the live edge: a little faster when more than a few frames behind, a jump when far
+// behind (after a stall or a hidden tab).
 function keepLive(buffer) {
   if (!video.buffered.length) return;
   const end = video.buffered.end(video.buffered.length - 1), behind = end - video.currentTime;
-  if (behind > 0.5 || video.currentTime < video.buffered.start(0)) video.currentTime = end - 0.05;
-  video.playbackRate = behind > 0.15 ? 1.1 : 1.0;
+  if (behind > 0.4 || video.currentTime < video.buffered.start(0)) video.currentTime = end - 0.04;
+  video.playbackRate = behind > 0.07 ? 1.1 : 1.0;
   if (video.paused) video.play().catch(() => {});
   if (!buffer.updating && video.currentTime > 12) buffer.remove(0, video.currentTime - 10);
 }
 
 async function play() {
-  const response = await fetch("stream.mp4" + query, {cache: "no-store"});
+  current = new AbortController();
+  const response = await fetch((withSound ? "stream.mp4" : "video.mp4") + query, {cache: "no-store", signal: current.signal});
   if (!response.ok) throw new Error("HTTP " + response.status);
   const codecs = response.headers.get("X-Stream-Codecs");
   const source = new MediaSource();
   video.src = URL.createObjectURL(source);
   await new Promise(r => source.addEventListener("sourceopen", r, {once: true}));
   const buffer = source.addSourceBuffer('video/mp4; codecs="' + codecs + '"');
-  sound.hidden = !codecs.includes("mp4a");
+  source.duration = Infinity;  // a live stream: players keep less in hand
+  sound.hidden = response.headers.get("X-Stream-Audio") !== "yes";
+  video.muted = !withSound;
   live.connections++; live.state = "live";
   references = []; turns = [];
   const queue = [];
@@ -137,7 +142,12 @@ async function play() {
 
 function join(a, b) { const c = new Uint8Array(a.length + b.length); c.set(a); c.set(b, a.length); return c; }
 
-sound.onclick = () => { video.muted = !video.muted; sound.textContent = video.muted ? "sound on" : "sound off"; };
+// Sound takes the stream with its audio, which browsers hold further behind live.
+sound.onclick = () => {
+  withSound = !withSound;
+  sound.textContent = withSound ? "sound off" : "sound on";
+  if (current) current.abort();
+};
 (async () => {
   for (;;) {
     video.cancelVideoFrameCallback(frameCallback);
