@@ -27,6 +27,7 @@ do {
     case "encode": try await encode(Array(arguments.dropFirst()))
     case "rotation": try await rotation(Array(arguments.dropFirst()))
     case "live": try await live(Array(arguments.dropFirst()))
+    case "live-view": try await liveView(Array(arguments.dropFirst()))
     case "pattern": try await pattern(Array(arguments.dropFirst()))
     case "tone": try await tone(Array(arguments.dropFirst()))
     case "size": try await fileSize(Array(arguments.dropFirst()))
