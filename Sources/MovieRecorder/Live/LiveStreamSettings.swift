@@ -5,9 +5,10 @@ import MovieEncoding
 ///
 /// The defaults favour latency at a small cost: a picture of at most 640×360 scaled from the
 /// camera's, encoded by libx264 with the `zerolatency` tune (no B-frames, no lookahead) at the
-/// `ultrafast` preset (a fifth of a 720p `veryfast` recording's CPU at 640×360, where
-/// `veryfast` took a third), parts of about 200 ms in segments of about one second, AAC at 64 kbit/s
-/// per channel. The recording, if any, keeps its own settings.
+/// `ultrafast` preset — beside a 720p `veryfast` recording it adds about an eighth to the
+/// recorder's CPU, where `veryfast` added a third (Benchmarks, case k) — parts of about 200 ms
+/// in segments of about one second, AAC at 64 kbit/s per channel. The recording, if any, keeps
+/// its own settings.
 public struct LiveStreamSettings: Hashable, Sendable {
     /// The widest picture the stream carries; the camera's picture is scaled down to fit within
     /// this and ``maximumHeight``, keeping its aspect ratio (never up).
