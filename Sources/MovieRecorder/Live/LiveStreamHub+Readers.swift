@@ -26,7 +26,11 @@ extension LiveStreamHub {
         lock.withLock {
             while true {
                 if isShutDown || cancelled() { return .end }
-                if let id = position.streamID, stream?.id != id { return .end }
+                // A reader of a stream that ended takes what is left of it, then reaches its end.
+                if let id = position.streamID, stream?.id != id {
+                    guard stream == nil, let last = lastStream, last.id == id, let rest = take(&position, last) else { return .end }
+                    return .bytes(rest)
+                }
                 if let stream, let bytes = take(&position, stream) { return .bytes(bytes) }
                 if !lock.wait(until: deadline) { return .timeout }
             }

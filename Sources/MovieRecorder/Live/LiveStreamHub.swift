@@ -63,6 +63,8 @@ final class LiveStreamHub: @unchecked Sendable {
 
     let lock = ConditionLock()
     private(set) var stream: Stream?
+    /// The last stream begun, kept after it ends so its readers can take what is left.
+    private(set) var lastStream: Stream?
     private var streamCount = 0
     private(set) var chunks: [Chunk] = []
     private var nextChunkIndex = 0
@@ -90,6 +92,7 @@ final class LiveStreamHub: @unchecked Sendable {
         lock.withLock {
             streamCount += 1
             stream = Stream(id: streamCount, start: start, width: width, height: height)
+            lastStream = stream
             chunks.removeAll()
             lastTimescale = start.timescale
             lastCodecs = start.codecs
