@@ -15,10 +15,11 @@ For HLS the latency is the wall clock minus hls.js's `playingDate` (the program 
 the frame playing), sampled every 100 ms. hls.js comes from the gradio wheel on PyPI (its
 frontend bundles hls.js 1.6), downloaded once into DIR. Prints one JSON object.
 """
-import argparse, glob, json, os, shutil, signal, socket, subprocess, sys, tempfile, time, zipfile
+import argparse, json, os, shutil, signal, socket, subprocess, sys, tempfile, time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Tests", "LiveView"))
 from browser import Browser  # noqa: E402
+from hlsjs import hls_js_directory  # noqa: E402
 
 
 def free_port():
@@ -28,28 +29,8 @@ def free_port():
 
 
 def hls_js(work):
-    """hls.js's ES module from the gradio wheel, and a page that plays ?src= with it."""
-    target = os.path.join(work, "hlsjs")
-    module = os.path.join(target, "hls.js")
-    if not os.path.exists(module):
-        os.makedirs(target, exist_ok=True)
-        subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "-q", "-d", target, "gradio==6.31.0"], check=True)
-        wheel = glob.glob(os.path.join(target, "gradio-*.whl"))[0]
-        with zipfile.ZipFile(wheel) as z:
-            name = next(n for n in z.namelist() if n.startswith("gradio/templates/frontend/assets/hls-") and n.endswith(".js"))
-            with open(module, "wb") as f:
-                f.write(z.read(name))
-        os.remove(wheel)
-    with open(os.path.join(target, "index.html"), "w") as f:
-        # The bundle exports a function (as `t`) that creates Hls in low-latency mode and attaches it.
-        f.write("""<!doctype html><body style=margin:0><video id=video muted autoplay playsinline></video><script type=module>
-import {t as attach} from './hls.js';
-const video = document.getElementById('video');
-window.hls = attach(video, new URLSearchParams(location.search).get('src'));
-window.latencies = [];
-setInterval(() => { const d = window.hls && window.hls.playingDate; if (d && !video.paused) latencies.push(Date.now() - d.getTime()); }, 100);
-</script>""")
-    return target
+    """hls.js and its page, extracted from the gradio wheel into DIR/hlsjs (Tests/LiveView/hlsjs.py)."""
+    return hls_js_directory(os.path.join(work, "hlsjs"))
 
 
 def percentile(values, p):

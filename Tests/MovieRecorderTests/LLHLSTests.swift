@@ -175,6 +175,20 @@ extension LiveViewTestGroup {
             #expect(delays.contains { $0 > 0.02 }, "\(delays)")
         }
 
+        /// hls.js (1.6, from the gradio wheel on PyPI: Debian does not package it) plays the
+        /// playlist in low-latency mode, under two seconds behind by its own program-date clock.
+        @Test func hlsJSPlaysTheLivePlaylistInLowLatencyMode() async throws {
+            let live = try await LiveSession.start()
+            defer { Task { await live.stop() } }
+            _ = try httpGet(live.base + "/hls/live.m3u8?_HLS_msn=1")
+            let script = URL(fileURLWithPath: browserScript).deletingLastPathComponent().appendingPathComponent("hlsjs.py").path
+            let played = try run("/usr/bin/env", ["python3", script, live.base + "/hls/live.m3u8", "--seconds", "3"])
+            let report = try JSONSerialization.jsonObject(with: played.outputData) as? [String: Any] ?? [:]
+            #expect(report["played"] as? Bool == true && report["fatal"] is NSNull, "\(report) \(played.error.suffix(300))")
+            let behind = report["behind"] as? Double ?? .infinity
+            #expect(behind < 2000, "hls.js plays \(behind) ms behind the capture clock")
+        }
+
         /// ffmpeg reads the live playlist (parts, segments, the initialization) with no error, and
         /// Chromium plays it with its own HLS support.
         @Test func ffmpegAndChromiumPlayTheLivePlaylist() async throws {
