@@ -15,7 +15,7 @@ For HLS the latency is the wall clock minus hls.js's `playingDate` (the program 
 the frame playing), sampled every 100 ms. hls.js comes from the gradio wheel on PyPI (its
 frontend bundles hls.js 1.6), downloaded once into DIR. Prints one JSON object.
 """
-import argparse, json, os, shutil, signal, socket, subprocess, sys, tempfile, time
+import argparse, json, os, shutil, signal, socket, subprocess, sys, tempfile, time, urllib.parse
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Tests", "LiveView"))
 from browser import Browser  # noqa: E402
@@ -80,19 +80,20 @@ def run_contender(name, args, hls_dir):
     else:
         producer = subprocess.Popen(
             [args.movrec, "record", os.path.join(work, "clip.mov"), "--video", "testsrc", "--size", "1280x720", "--audio", "tone",
-             "--duration", str(length), "--live", f"127.0.0.1:{port}", "--quiet", "--overwrite"],
+             "--duration", str(length), "--live", f"127.0.0.1:{port}", "--live-token", "latency", "--quiet", "--overwrite"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         time.sleep(1.5)
-        src = f"http://127.0.0.1:{port}/hls/live.m3u8"
+        # hls.js's page is of another origin, which only a server with a token lets read.
+        src = f"http://127.0.0.1:{port}/hls/live.m3u8?token=latency"
     browser = Browser(800, 600)
     try:
         if name.startswith("mse"):
-            values = measure(browser, f"http://127.0.0.1:{port}/", "window.liveView && liveView.frames > 30",
+            values = measure(browser, f"http://127.0.0.1:{port}/?token=latency", "window.liveView && liveView.frames > 30",
                              "liveView.latencies", args.seconds,
                              setup="document.getElementById('sound').click()" if name == "mse+sound" else None)
         else:
             hls_port = server_port if name == "ffmpeg-hls" else hls_dir[1]
-            values = measure(browser, f"http://127.0.0.1:{hls_port}/index.html?src={src}",
+            values = measure(browser, f"http://127.0.0.1:{hls_port}/index.html?src=" + urllib.parse.quote(src, safe=":/"),
                              "window.latencies && latencies.length > 5", "latencies", args.seconds)
     finally:
         browser.close()

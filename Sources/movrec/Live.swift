@@ -44,7 +44,7 @@ func live(_ arguments: Arguments) async throws -> Int32 {
     try await service.session.startRunning()
     await waitForSignal(orAfter: options.maxDuration)
     await service.session.stopRunning()
-    view.stop()
+    await view.stop()
     await service.stopObservingRotation()
     withExtendedLifetime(observer) {}
     if let error = view.output.lastError ?? view.directory?.error {

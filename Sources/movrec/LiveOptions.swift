@@ -88,8 +88,8 @@ struct LiveView {
     }
 
     /// Stops serving and writing.
-    func stop() {
-        server?.stop()
-        directory?.stop()
+    func stop() async {
+        await server?.stop()
+        await directory?.stop()
     }
 }

@@ -72,7 +72,6 @@ func record(_ arguments: Arguments) async throws -> Int32 {
     let liveView = try await LiveView.start(options.live, service: service)
     if let liveView, sources.gravity == nil { try liveView.output.setVideoRotationAngle(Double(options.orientation.rotationAngle)) }
     liveView?.output.setVideoMirrored(options.orientation.isMirrored)
-    defer { liveView?.stop() }
     try await RecordCommand.start(movie, in: service.session, options: options)
     let photographer = photos.map { output in Task { await RecordCommand.takePhotos(output, options: options) } }
     let loop = RecordingLoop(movie: movie, session: service.session, output: options.output, quiet: options.quiet)
@@ -81,6 +80,7 @@ func record(_ arguments: Arguments) async throws -> Int32 {
     photographer?.cancel()
     let taken = await photographer?.value
     await service.session.stopRunning()
+    await liveView?.stop()
     if let photos, let taken {
         await photos.finishProcessing()
         if !options.quiet { print("\(taken) photos in \(RecordCommand.photoDirectory(options))") }

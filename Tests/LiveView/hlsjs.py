@@ -9,7 +9,7 @@ headless Chromium, from a page served on 127.0.0.1, and prints one JSON object: 
 played, the playback position reached, hls.js's own latency estimate and the wall clock minus
 `playingDate` (ms), and any fatal error.
 """
-import argparse, glob, json, os, shutil, subprocess, sys, time, zipfile
+import argparse, glob, json, os, shutil, subprocess, sys, time, urllib.parse, zipfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from browser import Browser  # noqa: E402
@@ -65,7 +65,7 @@ def main():
     browser = Browser(640, 360)
     out = {"played": False}
     try:
-        browser.open(f"http://127.0.0.1:{port}/index.html?src={a.url}", 640, 360)
+        browser.open(f"http://127.0.0.1:{port}/index.html?src=" + urllib.parse.quote(a.url, safe=":/"), 640, 360)
         deadline = time.time() + 20
         while time.time() < deadline and browser.evaluate("document.getElementById('video').currentTime > 1") is not True:
             time.sleep(0.1)

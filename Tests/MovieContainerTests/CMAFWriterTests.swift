@@ -4,20 +4,12 @@ import Testing
 /// The live stream's CMAF pieces: `prft` and `emsg` against bytes written out from their specs,
 /// the initialization segment's boxes, and a chunk whose run points at its media.
 @Suite struct CMAFWriterTests {
-    func bytes(_ text: String) -> [UInt8] {
-        let digits = text.filter { !$0.isWhitespace }
-        return stride(from: 0, to: digits.count, by: 2).map {
-            let start = digits.index(digits.startIndex, offsetBy: $0)
-            return UInt8(digits[start..<digits.index(start, offsetBy: 2)], radix: 16)!
-        }
-    }
-
     @Test func prftCarriesTheCaptureTimeInNTP() throws {
         // 1970-01-01 00:00:01.5 UTC: 2208988801 seconds since 1900 (0x83AA7E81), half a second 0x80000000.
         let ntp = ProducerReferenceTimeAtom.ntpTimestamp(unixNanoseconds: 1_500_000_000)
         #expect(ntp == 0x83AA_7E81_8000_0000)
         let atom = ProducerReferenceTimeAtom(referenceTrackID: 1, ntpTimestamp: ntp, mediaTime: 90_000)
-        #expect(atom.encoded == bytes("00000020 70726674 01000018 00000001 83AA7E81 80000000 00000000 00015F90"))
+        #expect(atom.encoded == hex("00000020 70726674 01000018 00000001 83AA7E81 80000000 00000000 00015F90"))
         #expect(try ProducerReferenceTimeAtom(bodyBytes: atom.encoded.dropFirst(8)) == atom)
         #expect(atom.unixNanoseconds == 1_500_000_000)
     }
@@ -25,7 +17,7 @@ import Testing
     @Test func emsgVersion1RoundTrips() throws {
         let atom = EventMessageAtom(schemeIDURI: "urn:a", value: "", timescale: 90_000, presentationTime: 3000, id: 7,
                                     messageData: Array("{}".utf8))
-        #expect(atom.encoded == bytes("00000029 656D7367 01000000 00015F90 0000000000000BB8 FFFFFFFF 00000007 75726E3A6100 00 7B7D"))
+        #expect(atom.encoded == hex("00000029 656D7367 01000000 00015F90 0000000000000BB8 FFFFFFFF 00000007 75726E3A6100 00 7B7D"))
         #expect(try EventMessageAtom(bodyBytes: atom.encoded.dropFirst(8)) == atom)
     }
 
@@ -57,7 +49,7 @@ import Testing
         let audioEntry = try #require(traks[1].descendant(["mdia", "minf", "stbl", "stsd"])).decode(SampleDescriptionAtom.self).entries[0]
         #expect(audioEntry.format == "mp4a")
         // ISO's AudioSampleEntry: version 0, 2 channels, 16 bits, 48 kHz as 16.16, then esds.
-        #expect(Array(audioEntry.body[8..<28]) == bytes("0000 0000 00000000 0002 0010 0000 0000 BB800000"))
+        #expect(Array(audioEntry.body[8..<28]) == hex("0000 0000 00000000 0002 0010 0000 0000 BB800000"))
     }
 
     @Test func aChunkPointsItsRunsAtItsMedia() throws {

@@ -177,12 +177,14 @@ extension LiveViewTestGroup {
 
         /// hls.js (1.6, from the gradio wheel on PyPI: Debian does not package it) plays the
         /// playlist in low-latency mode, under two seconds behind by its own program-date clock.
+        /// The URIs in the playlist carry the token.
         @Test func hlsJSPlaysTheLivePlaylistInLowLatencyMode() async throws {
-            let live = try await LiveSession.start()
+            // hls.js runs in a page of another origin, which only a server with a token lets read.
+            let live = try await LiveSession.start(accessToken: "hls-js")
             defer { Task { await live.stop() } }
-            _ = try httpGet(live.base + "/hls/live.m3u8?_HLS_msn=1")
+            _ = try httpGet(live.base + "/hls/live.m3u8?_HLS_msn=1&token=hls-js")
             let script = URL(fileURLWithPath: browserScript).deletingLastPathComponent().appendingPathComponent("hlsjs.py").path
-            let played = try run("/usr/bin/env", ["python3", script, live.base + "/hls/live.m3u8", "--seconds", "3"])
+            let played = try run("/usr/bin/env", ["python3", script, live.base + "/hls/live.m3u8?token=hls-js", "--seconds", "3"])
             let report = try JSONSerialization.jsonObject(with: played.outputData) as? [String: Any] ?? [:]
             #expect(report["played"] as? Bool == true && report["fatal"] is NSNull, "\(report) \(played.error.suffix(300))")
             let behind = report["behind"] as? Double ?? .infinity

@@ -11,9 +11,8 @@ extension LiveViewTestGroup {
     @Suite struct LiveCommandTests {
         /// A port free a moment ago, for a command that must be told one.
         func freePort() throws -> Int {
-            let probe = try LiveViewServer(output: LiveStreamOutput(), port: 0)
-            defer { probe.stop() }
-            return probe.port
+            // Released when the server goes away at the end of this function.
+            try LiveViewServer(output: LiveStreamOutput(), port: 0).port
         }
 
         @Test func liveServesAndWritesAnHLSDirectory() async throws {

@@ -9,22 +9,27 @@ import Testing
 /// The live stream's hub under concurrency, as its readers (server connections) use it: a
 /// publisher on one thread, readers on others, waits signalled and bounded.
 @Suite struct LiveHubTests {
+    /// Joins threads off the cooperative pool.
+    func runBlocking(_ body: @escaping @Sendable () -> Void) async {
+        _ = try? await runOnDedicatedThread(name: "hub-join", body)
+    }
+
     /// Publishes `count` chunks of one frame each (IDR every 30, a part every 6).
     static func publish(_ hub: LiveStreamHub, count: Int) {
         let start = LiveStreamStart(codecs: "avc1.64001E", pictureCodecs: "avc1.64001E", pageInitialization: [1, 2, 3],
-                                    picturePageInitialization: [1, 2, 3], timescale: 90_000)
-        hub.begin(start, width: 320, height: 180)
-        hub.addInitialization([9, 9])
+                                    picturePageInitialization: [1, 2, 3], timescale: 90_000, partTarget: 0.2, segmentDuration: 1)
+        let id = hub.begin(start, width: 320, height: 180)
+        hub.addInitialization([9, 9], stream: id)
         for i in 0..<count {
             let time = UInt64(i) * 3000
             // Each chunk's bytes are its index, so a reader can tell which it got.
             let bytes = withUnsafeBytes(of: UInt32(i).bigEndian, Array.init)
-            hub.append(bytes, pictureBytes: nil, time: time, end: time + 3000, isIndependent: i % 30 == 0,
-                       startsSegment: i % 30 == 0, startsPart: i % 6 == 0, orientation: .up, captureTime: 0)
-            if i % 6 == 5 { hub.completePart() }
-            if i % 30 == 29 { hub.completeSegment() }
+            hub.append(LiveChunk(bytes: bytes, pictureBytes: nil, time: time, end: time + 3000, isIndependent: i % 30 == 0,
+                                 startsSegment: i % 30 == 0, startsPart: i % 6 == 0, orientation: .up, captureTime: 0), stream: id)
+            if i % 6 == 5 { hub.completePart(stream: id) }
+            if i % 30 == 29 { hub.completeSegment(stream: id) }
         }
-        hub.end()
+        hub.end(stream: id)
     }
 
     /// Four stream readers, each taking what is there and waiting for more, see the chunks in
@@ -32,15 +37,23 @@ import Testing
     /// through the last chunk of the stream, then its end; a playlist reader blocked on a later
     /// part is answered.
     @Test func readersFollowAPublisherOnAnotherThread() async throws {
-        let hub = LiveStreamHub(partTarget: 0.2, targetDuration: 1)
+        let hub = LiveStreamHub()
         let results = LockedValue<[[UInt32]]>([])
+        // The publisher starts once the five waiting threads run; the waits are long, since on a
+        // machine busy with other suites a thread may not run for seconds.
+        let started = LockedValue(0), ready = WakeSignal()
+        @Sendable func arrive() {
+            started.withLock { $0 += 1 }
+            ready.wake()
+        }
         let readers = (0..<4).map { _ in
             DedicatedThread(name: "hub-reader") {
+                arrive()
                 var position = LiveStreamHub.StreamPosition()
                 var seen: [UInt32] = []
                 var first = true
                 while true {
-                    let deadline = SystemClock.monotonicNanoseconds() + 5_000_000_000
+                    let deadline = SystemClock.monotonicNanoseconds() + 60_000_000_000
                     guard case .bytes(var bytes) = hub.read(&position, until: deadline) else { break }
                     if first { bytes.removeFirst(3); first = false }  // the initialization segment
                     // The orientation message a reader gets first, or after a skip, is an emsg box.
@@ -58,7 +71,8 @@ import Testing
             }
         }
         let playlistWaiter = DedicatedThread(name: "hub-playlist") {
-            let deadline = SystemClock.monotonicNanoseconds() + 5_000_000_000
+            arrive()
+            let deadline = SystemClock.monotonicNanoseconds() + 60_000_000_000
             let snapshot = hub.playlist(waitingFor: 3, part: 2, until: deadline)
             // Part 3.2, or anything after it (the window may have moved on by the time it looks).
             let holds = snapshot?.segments.contains {
@@ -66,10 +80,19 @@ import Testing
             } ?? false
             results.withLock { $0.append(holds ? [1] : [0]) }
         }
-        try await Task.sleep(for: .milliseconds(50))
-        Self.publish(hub, count: 3000)
-        for reader in readers { reader.join() }
-        playlistWaiter.join()
+        let publisher = DedicatedThread(name: "hub-publisher") {
+            while true {
+                let seen = ready.generation
+                if started.withLock({ $0 }) == 5 { break }
+                ready.wait(after: seen)
+            }
+            Self.publish(hub, count: 3000)
+        }
+        await runBlocking {
+            publisher.join()
+            for reader in readers { reader.join() }
+            playlistWaiter.join()
+        }
         let all = results.withLock { $0 }
         #expect(all.contains([1]), "the blocked playlist request saw part 3.2")
         for seen in all where seen.count > 1 {
@@ -81,31 +104,45 @@ import Testing
         }
     }
 
-    /// A reader waiting for a stream that never comes is released by the wake-up its server
-    /// gives when it stops, and by the hub's shutdown.
+    /// A reader waiting for a stream that never comes is released when its group (its server)
+    /// is cancelled, and by the hub's shutdown; an old stream's late publisher changes nothing.
     @Test func waitingReadersAreReleasedWhenCancelled() async throws {
-        let hub = LiveStreamHub(partTarget: 0.2, targetDuration: 1)
-        let cancelled = LockedValue(false)
+        let hub = LiveStreamHub()
+        let group = LiveStreamHub.ReaderGroup()
         let outcome = LockedValue<String>("")
         let reader = DedicatedThread(name: "hub-reader") {
             var position = LiveStreamHub.StreamPosition()
-            let result = hub.read(&position, until: SystemClock.monotonicNanoseconds() + 30_000_000_000,
-                                  cancelled: { cancelled.withLock { $0 } })
+            let result = hub.read(&position, until: SystemClock.monotonicNanoseconds() + 30_000_000_000, group: group)
             outcome.withLock { if case .end = result { $0 = "end" } else { $0 = "other" } }
         }
         try await Task.sleep(for: .milliseconds(50))
         let asked = Date()
-        cancelled.withLock { $0 = true }
-        hub.wakeReaders()
-        reader.join()
-        #expect(outcome.withLock { $0 } == "end" && Date().timeIntervalSince(asked) < 1)
+        hub.cancel(group)
+        await runBlocking { reader.join() }
+        // Well before the 30 s deadline, even on a busy machine.
+        #expect(outcome.withLock { $0 } == "end" && Date().timeIntervalSince(asked) < 10)
         let part = DedicatedThread(name: "hub-part") {
             _ = hub.part(5, 0, until: SystemClock.monotonicNanoseconds() + 30_000_000_000)
         }
         try await Task.sleep(for: .milliseconds(50))
         let shut = Date()
         hub.shutDown()
-        part.join()
-        #expect(Date().timeIntervalSince(shut) < 1)
+        await runBlocking { part.join() }
+        #expect(Date().timeIntervalSince(shut) < 10)
+    }
+
+    /// A stream's publisher still finishing while the next stream has begun (the session's
+    /// inputs changed) neither ends nor feeds the new one.
+    @Test func aLatePublisherOfAnOldStreamChangesNothing() {
+        let hub = LiveStreamHub()
+        let start = LiveStreamStart(codecs: "avc1.64001E", pictureCodecs: "avc1.64001E", pageInitialization: [1],
+                                    picturePageInitialization: [1], timescale: 90_000, partTarget: 0.2, segmentDuration: 1)
+        let old = hub.begin(start, width: 320, height: 180)
+        let new = hub.begin(start, width: 320, height: 180)
+        hub.append(LiveChunk(bytes: [7], pictureBytes: nil, time: 0, end: 3000, isIndependent: true, startsSegment: true,
+                             startsPart: true, orientation: .up, captureTime: 0), stream: old)
+        hub.end(stream: old)
+        #expect(hub.currentStream?.id == new, "the old publisher's end left the new stream running")
+        #expect(hub.chunks.isEmpty && hub.segments.isEmpty, "the old publisher's chunk went nowhere")
     }
 }

@@ -36,7 +36,7 @@ struct LiveSession {
     }
 
     func stop() async {
-        server.stop()
+        await server.stop()
         await session.stopRunning()
     }
 }

@@ -91,7 +91,7 @@ extension LiveViewTestGroup {
                 failures += try Self.checkCorners("\(steps).\(i).png", angle: angle, mirrored: mirrored)
             }
             let report = try await browser.value
-            server.stop()
+            await server.stop()
             await service.session.stopRunning()
             await service.stopObservingRotation()
             #expect(report.error == nil, "\(report.error ?? "")")

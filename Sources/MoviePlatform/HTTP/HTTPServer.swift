@@ -31,7 +31,7 @@ package final class HTTPServer: @unchecked Sendable {
     package let port: UInt16
     private var daemon: OpaquePointer?
     private let context: Unmanaged<HandlerBox>
-    private let stopped = LockedFlag()
+    private let stopped = LockedValue(false)
 
     /// Starts listening on `host` (an IPv4 or IPv6 address as text) and `port` (0 for any free
     /// one); `handler` is called on connection threads.
@@ -39,7 +39,7 @@ package final class HTTPServer: @unchecked Sendable {
     ///   cannot be bound.
     package init(host: String, port: UInt16, limits: Limits,
                  handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) throws(HTTPServerError) {
-        if let failure = SystemLibrary.microhttpd.load() { throw HTTPServerError("starting the server: \(failure)") }
+        if let failure = SystemLibrary.microhttpd.load() { throw HTTPServerError("starting the server: \(failure)", isLibraryMissing: true) }
         let box = HandlerBox(handler: handler, limits: limits)
         let context = Unmanaged.passRetained(box)
         let started = Self.withSocketAddress(host: host, port: port) { address, ipv6 in
@@ -61,7 +61,7 @@ package final class HTTPServer: @unchecked Sendable {
     /// Stops listening and closes every connection, waiting for their threads; a streamed body's
     /// producer must return promptly once whatever it waits for is closed.
     package func stop() {
-        guard stopped.setOnce(), let daemon else { return }
+        guard !stopped.withLock({ was in defer { was = true }; return was }), let daemon else { return }
         MHD_stop_daemon(daemon)
         self.daemon = nil
         context.release()
@@ -105,13 +105,6 @@ private final class StreamedBody {
     var pending: [UInt8] = []
     var start = 0
     init(_ produce: @escaping @Sendable () -> HTTPResponse.Piece) { self.produce = produce }
-}
-
-/// A flag set once, from any thread.
-private final class LockedFlag: @unchecked Sendable {
-    private let lock = ConditionLock()
-    private var set = false
-    func setOnce() -> Bool { lock.withLock { defer { set = true }; return !set } }
 }
 
 /// libmicrohttpd's access handler: builds the request, asks the handler, queues its response.

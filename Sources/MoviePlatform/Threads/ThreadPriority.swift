@@ -20,9 +20,14 @@ package enum ThreadPriority {
         return pthread_setschedparam(pthread_self(), SCHED_FIFO, &parameters) == 0
     }
 
-    /// Lowers the calling thread's scheduling priority by `niceness` (Linux keeps a nice value
-    /// per thread), so that under load the threads that record win over it. Any process may.
+    /// Lowers the calling thread's scheduling priority by `niceness` from where it is (Linux
+    /// keeps a nice value per thread), so that under load the threads that record win over it.
+    /// Any process may.
     package static func lower(by niceness: Int32) {
-        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(CLinux_gettid()), niceness)
+        let which = __priority_which_t(PRIO_PROCESS.rawValue), thread = id_t(CLinux_gettid())
+        errno = 0
+        let current = getpriority(which, thread)
+        guard errno == 0 else { return }
+        _ = setpriority(which, thread, min(19, current + niceness))
     }
 }

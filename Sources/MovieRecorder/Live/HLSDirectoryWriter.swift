@@ -19,7 +19,7 @@ public final class HLSDirectoryWriter: Sendable {
     /// How many segments the playlist lists; nil for an `EVENT` playlist that lists them all.
     public let windowSegments: Int?
     private let hub: LiveStreamHub
-    private let stopped = LockedValue(false)
+    private let readers = LiveStreamHub.ReaderGroup()
     private let thread: LockedValue<DedicatedThread?> = LockedValue(nil)
     private let failure = LockedValue<LiveViewError?>(nil)
 
@@ -44,21 +44,23 @@ public final class HLSDirectoryWriter: Sendable {
     public var error: LiveViewError? { failure.withLock { $0 } }
 
     /// Stops writing; the files stay, the playlist ended with `EXT-X-ENDLIST` so players read
-    /// it as finished.
-    public func stop() {
-        stopped.withLock { $0 = true }
-        hub.wakeReaders()
-        thread.withLock { $0 }?.join()
+    /// it as finished. Waits, on a thread of its own, for the last playlist to be written. The
+    /// writer runs until this is called (or the output goes away).
+    public func stop() async {
+        let (hub, readers, thread) = (self.hub, self.readers, self.thread)
+        _ = try? await runOnDedicatedThread(name: "movrec-hls-stop") {
+            hub.cancel(readers)
+            thread.withLock { $0 }?.join()
+        }
     }
-
-    private var isStopped: Bool { stopped.withLock { $0 } }
 
     private func run() {
         var written = DirectoryState()
-        while !isStopped {
+        while true {
             let deadline = SystemClock.monotonicNanoseconds() + 1_000_000_000
-            guard let snapshot = hub.playlist(waitingFor: written.next, part: nil, until: deadline, cancelled: { [self] in isStopped })
-            else { continue }
+            let snapshot = hub.playlist(waitingFor: written.next, part: nil, until: deadline, group: readers)
+            if hub.isStopped(readers) { break }
+            guard let snapshot else { continue }
             do {
                 try write(snapshot, &written)
             } catch {
@@ -68,7 +70,7 @@ public final class HLSDirectoryWriter: Sendable {
         }
         guard !written.listed.isEmpty else { return }
         do {
-            try writePlaylist(written, codecs: "", isLive: false)
+            try writePlaylist(written, codecs: "", isLive: false, partTarget: 0, targetDuration: written.targetDuration)
         } catch {
             fail(error)
         }
@@ -87,6 +89,7 @@ public final class HLSDirectoryWriter: Sendable {
         var listed: [LiveStreamHub.PlaylistSnapshot.Segment] = []
         /// Discontinuities in segments that left the playlist.
         var discontinuitySequence = 0
+        var targetDuration = 1
     }
 
     /// Writes the complete segments not written yet, then the playlist, then deletes what left
@@ -110,7 +113,15 @@ public final class HLSDirectoryWriter: Sendable {
             written.discontinuitySequence += leaving.filter(\.isDiscontinuity).count
             written.listed.removeFirst(leaving.count)
         }
-        try writePlaylist(written, codecs: snapshot.codecs, isLive: snapshot.isLive)
+        written.targetDuration = snapshot.targetDuration
+        try writePlaylist(written, codecs: snapshot.codecs, isLive: snapshot.isLive, partTarget: snapshot.partTarget,
+                          targetDuration: snapshot.targetDuration)
+        // Initialization segments no listed segment needs any more.
+        let needed = written.listed.map(\.initialization).min() ?? 0
+        for number in written.initializations where number < needed {
+            try? RandomAccessFile.remove(path("init-\(number).mp4"))
+            written.initializations.remove(number)
+        }
         if let windowSegments {
             // Kept a few segments past the window: a player may still be fetching them.
             while written.segments.count > windowSegments + 3 {
@@ -121,10 +132,11 @@ public final class HLSDirectoryWriter: Sendable {
 
     /// Puts the playlist of the segments written in place; a finished one ends with
     /// `EXT-X-ENDLIST`.
-    private func writePlaylist(_ written: DirectoryState, codecs: String, isLive: Bool) throws {
+    private func writePlaylist(_ written: DirectoryState, codecs: String, isLive: Bool, partTarget: Double, targetDuration: Int) throws {
         let playlist = LLHLSPlaylist(
-            snapshot: .init(segments: written.listed, codecs: codecs, isLive: isLive, discontinuitySequence: written.discontinuitySequence),
-            partTarget: hub.partTarget, targetDuration: hub.targetDuration, includesParts: false, isEvent: windowSegments == nil)
+            snapshot: .init(segments: written.listed, codecs: codecs, isLive: isLive, discontinuitySequence: written.discontinuitySequence,
+                            partTarget: partTarget, targetDuration: targetDuration),
+            includesParts: false, isEvent: windowSegments == nil)
         try DurableFilePublisher.publish(Array(playlist.text.utf8), at: path("live.m3u8"), replacing: true)
     }
 

@@ -9,8 +9,6 @@ import MovieContainer
 /// for a static web server.
 struct LLHLSPlaylist {
     var snapshot: LiveStreamHub.PlaylistSnapshot
-    var partTarget: Double
-    var targetDuration: Int
     var includesParts = true
     /// `EVENT` keeps every segment listed; otherwise the window slides.
     var isEvent = false
@@ -21,10 +19,10 @@ struct LLHLSPlaylist {
     private static let segmentsWithParts = 3
 
     var text: String {
-        var lines = ["#EXTM3U", "#EXT-X-VERSION:\(includesParts ? 9 : 7)", "#EXT-X-TARGETDURATION:\(targetDuration)"]
+        var lines = ["#EXTM3U", "#EXT-X-VERSION:\(includesParts ? 9 : 7)", "#EXT-X-TARGETDURATION:\(snapshot.targetDuration)"]
         if includesParts {
-            lines.append("#EXT-X-SERVER-CONTROL:CAN-BLOCK-RELOAD=YES,PART-HOLD-BACK=\(format(3 * partTarget))")
-            lines.append("#EXT-X-PART-INF:PART-TARGET=\(format(partTarget))")
+            lines.append("#EXT-X-SERVER-CONTROL:CAN-BLOCK-RELOAD=YES,PART-HOLD-BACK=\(format(3 * snapshot.partTarget))")
+            lines.append("#EXT-X-PART-INF:PART-TARGET=\(format(snapshot.partTarget))")
         }
         if isEvent { lines.append("#EXT-X-PLAYLIST-TYPE:EVENT") }
         let listed = includesParts ? snapshot.segments : snapshot.segments.filter(\.isComplete)
@@ -33,6 +31,8 @@ struct LLHLSPlaylist {
         lines.append("#EXT-X-INDEPENDENT-SEGMENTS")
         let withParts = Set(listed.suffix(Self.segmentsWithParts).map(\.sequenceNumber))
         for (i, segment) in listed.enumerated() {
+            // A segment just begun, with no part complete yet, shows only in the preload hint.
+            if !segment.isComplete && !segment.parts.contains(where: \.isComplete) { continue }
             if segment.isDiscontinuity { lines.append("#EXT-X-DISCONTINUITY") }
             if i == 0 || segment.initialization != listed[i - 1].initialization {
                 lines.append("#EXT-X-MAP:URI=\"init-\(segment.initialization).mp4\(query)\"")

@@ -26,8 +26,8 @@ public struct LiveSegment: Sendable {
 
 /// What a part of the live stream holds, like `AVAssetSegmentReport`.
 public struct LiveSegmentReport: Hashable, Sendable {
-    /// The media sequence number of the segment the part belongs to, counted from 0 at the
-    /// output's first stream.
+    /// The number of the segment the part belongs to, counted from 0 at the start of each
+    /// stream (each time the session starts, or its inputs change).
     public let segmentSequenceNumber: Int
     /// The part's index within its segment, from 0.
     public let partIndex: Int

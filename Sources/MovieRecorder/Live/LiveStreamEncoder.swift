@@ -46,6 +46,8 @@ final class LiveStreamEncoder {
     /// nil until the first buffer after the first picture.
     private var audioPosition: Int64?
     private var audioUnits: Int64 = 0
+    /// Frames given to the AAC encoder, silence filling gaps included.
+    private var audioInputFrames: Int64 = 0
 
     /// What a picture in the encoder will need when it comes out.
     private struct WaitingPicture {
@@ -105,9 +107,12 @@ final class LiveStreamEncoder {
         pictureWriter = CMAFWriter(video: writer.video, audio: nil)
     }
 
-    /// The part target and segment length this stream keeps, in seconds.
-    var partTarget: Double { Double(partTicks) / Double(Self.timescale) }
-    var segmentDuration: Double { Double(segmentTicks) / Double(Self.timescale) }
+    private func seconds(_ ticks: UInt64) -> Double { Double(ticks) / Double(Self.timescale) }
+
+    /// `ticks` of the 90 kHz timeline as a duration, exact for any length of stream.
+    private static func duration(_ ticks: UInt64) -> Duration {
+        .seconds(Int64(ticks / UInt64(timescale))) + .nanoseconds(Int64(ticks % UInt64(timescale) * 1_000_000_000 / UInt64(timescale)))
+    }
 
     /// Encodes a picture; the chunk of whichever picture the encoder gives back goes out.
     func encode(_ frame: VideoFrame, orientation current: VideoOrientation) -> [LiveStreamOutputEvent] {
@@ -117,7 +122,7 @@ final class LiveStreamEncoder {
             events.append(.begin(LiveStreamStart(codecs: writer.codecs, pictureCodecs: pictureWriter.codecs,
                                                  pageInitialization: writer.initializationSegment(orientation: .up),
                                                  picturePageInitialization: pictureWriter.initializationSegment(orientation: .up),
-                                                 timescale: Self.timescale)))
+                                                 timescale: Self.timescale, partTarget: seconds(partTicks), segmentDuration: seconds(segmentTicks))))
         }
         let time = decodeTime(of: frame)
         let turned = orientation != current
@@ -188,9 +193,8 @@ final class LiveStreamEncoder {
     /// Completes the part in progress, if it holds anything.
     func finishPart() -> LiveStreamOutputEvent? {
         guard !part.bytes.isEmpty else { return nil }
-        let seconds = { (ticks: UInt64) in Duration.nanoseconds(Int64(ticks * 1_000_000_000 / UInt64(Self.timescale))) }
         let report = LiveSegmentReport(segmentSequenceNumber: sequenceNumber, partIndex: part.index, isIndependent: part.isIndependent,
-                                       earliestPresentationTime: seconds(part.start), duration: seconds(part.end - part.start),
+                                       earliestPresentationTime: Self.duration(part.start), duration: Self.duration(part.end - part.start),
                                        captureTime: part.captureTime, orientation: part.orientation)
         let finished = LiveSegment(kind: .part, data: part.bytes, report: report)
         part.bytes = []
@@ -199,15 +203,23 @@ final class LiveStreamEncoder {
 
     /// Encodes an audio buffer; its AAC units wait for the next picture's chunk.
     func encode(_ buffer: AudioBuffer) -> [LiveStreamOutputEvent] {
-        guard let aac, let first = firstTimestamp else { return [] }
-        let rate = Int64(aac.format.sampleRate)
-        let at = (Int64(buffer.timestamp) - Int64(first)) * rate / 1_000_000_000
-        if audioPosition == nil {
-            guard at >= 0 else { return [] }
-            audioPosition = at
+        guard let aac, let first = firstTimestamp, buffer.timestamp >= first else { return [] }
+        let rate = UInt64(aac.format.sampleRate), elapsed = buffer.timestamp - first
+        let at = Int64(elapsed / 1_000_000_000 * rate + elapsed % 1_000_000_000 * rate / 1_000_000_000)
+        if audioPosition == nil { audioPosition = at }
+        // A buffer lost on the way (the queue was full) or an overrun leaves a gap: it is filled
+        // with silence, up to a second, so the audio after it stays in step with the picture. A
+        // buffer from before where the audio has got to is left out.
+        let expected = audioPosition! + audioInputFrames
+        let frame = Int64(AACFormat.framesPerPacket)
+        if at < expected - 2 * frame { return [] }
+        var pcm = buffer.bytes
+        if at > expected + 2 * frame {
+            pcm = [UInt8](repeating: 0, count: Int(min(at - expected, Int64(rate))) * aac.input.bytesPerFrame) + pcm
         }
+        audioInputFrames += Int64(pcm.count / aac.input.bytesPerFrame)
         do {
-            try buffer.bytes.withUnsafeBytes { pcm in
+            try pcm.withUnsafeBytes { pcm in
                 try aac.encode(pcm) { unit in self.queueAudio(Array(unit)) }
             }
         } catch {
@@ -224,6 +236,8 @@ final class LiveStreamEncoder {
         audioUnits += 1
         guard start >= 0 else { return }
         pendingAudio.append(CMAFSample(data: unit, decodeTime: UInt64(start), duration: UInt32(frames), isSync: true))
+        // While no picture comes to carry them (a stalled camera), at most two seconds wait.
+        if pendingAudio.count > 94 { pendingAudio.removeFirst(pendingAudio.count - 94) }
     }
 
     /// Writes the pictures still in the encoder, closes the encoders and completes the last part.

@@ -22,10 +22,10 @@ extension LiveStreamHub {
     /// (monotonic nanoseconds). A new reader gets the initialization segment, the current
     /// orientation and the chunks from the newest independent one on; one that fell out of the
     /// window skips to the newest independent chunk.
-    func read(_ position: inout StreamPosition, until deadline: UInt64, cancelled: () -> Bool = { false }) -> Read {
+    func read(_ position: inout StreamPosition, until deadline: UInt64, group: ReaderGroup? = nil) -> Read {
         lock.withLock {
             while true {
-                if isShutDown || cancelled() { return .end }
+                if isShutDown || group?.isCancelled == true { return .end }
                 // A reader of a stream that ended takes what is left of it, then reaches its end.
                 if let id = position.streamID, stream?.id != id {
                     guard stream == nil, let last = lastStream, last.id == id, let rest = take(&position, last) else { return .end }
@@ -76,17 +76,20 @@ extension LiveStreamHub {
         let isLive: Bool
         /// Discontinuities before the first segment listed.
         let discontinuitySequence: Int
+        /// The longest a part lasts, in seconds, and the longest a segment does, rounded up.
+        let partTarget: Double
+        let targetDuration: Int
     }
 
     /// The playlist, once it holds part `part` of segment `sequenceNumber` (or that whole
     /// segment when `part` is nil), or at `deadline`; nil when nothing has been streamed yet.
-    func playlist(waitingFor sequenceNumber: Int?, part: Int?, until deadline: UInt64,
-                  cancelled: () -> Bool = { false }) -> PlaylistSnapshot? {
+    func playlist(waitingFor sequenceNumber: Int?, part: Int?, until deadline: UInt64, group: ReaderGroup? = nil) -> PlaylistSnapshot? {
         lock.withLock {
-            while let sequenceNumber, !isShutDown, !cancelled(), !holds(sequenceNumber, part) {
+            while let sequenceNumber, !isShutDown, group?.isCancelled != true, !holds(sequenceNumber, part) {
                 if !lock.wait(until: deadline) { break }
             }
-            guard !segments.isEmpty, let timescale = stream?.timescale ?? lastTimescale else { return nil }
+            guard !segments.isEmpty, let last = lastStream else { return nil }
+            let timescale = last.timescale
             let seconds = { (ticks: UInt64) in Double(ticks) / Double(timescale) }
             return PlaylistSnapshot(
                 segments: segments.map { s in
@@ -95,8 +98,8 @@ extension LiveStreamHub {
                           parts: s.parts.map { .init(duration: seconds($0.end - $0.start), isIndependent: $0.isIndependent,
                                                      isComplete: $0.isComplete) })
                 },
-                codecs: stream?.codecs ?? lastCodecs, isLive: !isShutDown,
-                discontinuitySequence: discontinuitySequence)
+                codecs: last.codecs, isLive: !isShutDown, discontinuitySequence: discontinuitySequence,
+                partTarget: last.partTarget, targetDuration: last.targetDuration)
         }
     }
 
@@ -108,7 +111,7 @@ extension LiveStreamHub {
             return last.sequenceNumber > sequenceNumber
         }
         guard let part else { return segment.isComplete }
-        if part < segment.parts.count, segment.parts[part].isComplete { return true }
+        if part >= 0, part < segment.parts.count, segment.parts[part].isComplete { return true }
         return segment.isComplete && part >= segment.parts.count
             && segments.contains { $0.sequenceNumber > sequenceNumber && $0.parts.first?.isComplete == true }
     }
@@ -119,9 +122,9 @@ extension LiveStreamHub {
     /// Part `index` of segment `sequenceNumber`, waiting until `deadline` for it to complete
     /// (a preload hint's request arrives before the part is done); nil when it is not in the
     /// window or not complete by then.
-    func part(_ sequenceNumber: Int, _ index: Int, until deadline: UInt64, cancelled: () -> Bool = { false }) -> [UInt8]? {
+    func part(_ sequenceNumber: Int, _ index: Int, until deadline: UInt64, group: ReaderGroup? = nil) -> [UInt8]? {
         lock.withLock {
-            while !isShutDown && !cancelled() {
+            while !isShutDown && group?.isCancelled != true {
                 if let segment = segments.first(where: { $0.sequenceNumber == sequenceNumber }) {
                     if index < segment.parts.count, segment.parts[index].isComplete { return segment.parts[index].bytes }
                     if segment.isComplete { return nil }
@@ -144,4 +147,8 @@ extension LiveStreamHub {
 
     /// The stream's picture size and codecs now, if it runs.
     var currentStream: Stream? { lock.withLock { stream } }
+
+    /// The target duration of the last stream's segments (1 before any), for a blocking
+    /// request's deadline.
+    var targetDuration: Int { lock.withLock { lastStream?.targetDuration ?? 1 } }
 }

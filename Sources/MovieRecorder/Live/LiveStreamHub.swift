@@ -38,6 +38,8 @@ final class LiveStreamHub: @unchecked Sendable {
         let isDiscontinuity: Bool
         /// When its first picture was captured, nanoseconds since 1970 UTC.
         let captureTime: UInt64
+        /// The index of its first chunk.
+        let firstChunk: Int
         let start: UInt64
         var parts: [Part] = []
         var isComplete = false
@@ -55,15 +57,25 @@ final class LiveStreamHub: @unchecked Sendable {
         let height: Int
         var codecs: String { start.codecs }
         var timescale: UInt32 { start.timescale }
+        var partTarget: Double { start.partTarget }
+        /// HLS's target duration: the longest a segment may last, rounded up.
+        var targetDuration: Int { max(1, Int(start.segmentDuration.rounded(.up))) }
     }
 
     let segmentWindow = 8
-    let partTarget: Double
-    let targetDuration: Int
+
+    /// Readers that are stopped together (a server's connections, a directory writer): waits
+    /// end once their group is cancelled. Its flag is read and written under the hub's lock.
+    final class ReaderGroup: @unchecked Sendable {
+        // @unchecked: `isCancelled` is only touched under the hub's lock.
+        fileprivate(set) var isCancelled = false
+        init() {}
+    }
 
     let lock = ConditionLock()
     private(set) var stream: Stream?
-    /// The last stream begun, kept after it ends so its readers can take what is left.
+    /// The last stream begun, kept after it ends so its readers can take what is left and the
+    /// playlist keeps its timescale, codecs and part target.
     private(set) var lastStream: Stream?
     private var streamCount = 0
     private(set) var chunks: [Chunk] = []
@@ -74,103 +86,108 @@ final class LiveStreamHub: @unchecked Sendable {
     private(set) var initializations: [Int: [UInt8]] = [:]
     private var initializationCount = 0
     private(set) var isShutDown = false
-    /// The last stream's timescale and codecs, kept for the playlist after it ends.
-    private(set) var lastTimescale: UInt32?
-    private(set) var lastCodecs = ""
     /// Discontinuities in segments that left the window: HLS's discontinuity sequence.
     private(set) var discontinuitySequence = 0
 
-    init(partTarget: Double, targetDuration: Int) {
-        self.partTarget = partTarget
-        self.targetDuration = targetDuration
-    }
+    init() {}
 
     // MARK: Publishing (the stream's thread)
 
-    /// Starts a new stream: readers of the previous one reach its end.
-    func begin(_ start: LiveStreamStart, width: Int, height: Int) {
+    /// Starts a new stream: readers of the previous one reach its end. Returns the stream's
+    /// number, which every later call of its publisher names: a publisher still finishing an
+    /// older stream changes nothing.
+    func begin(_ start: LiveStreamStart, width: Int, height: Int) -> Int {
         lock.withLock {
             streamCount += 1
             stream = Stream(id: streamCount, start: start, width: width, height: height)
             lastStream = stream
             chunks.removeAll()
-            lastTimescale = start.timescale
-            lastCodecs = start.codecs
             lock.broadcast()
+            return streamCount
         }
     }
 
-    /// Adds an HLS initialization segment; the next segment started uses it, after a
-    /// discontinuity. Returns its number.
-    @discardableResult
-    func addInitialization(_ bytes: [UInt8]) -> Int {
+    /// Adds an HLS initialization segment to stream `id`; the next segment started uses it,
+    /// after a discontinuity.
+    func addInitialization(_ bytes: [UInt8], stream id: Int) {
         lock.withLock {
+            guard stream?.id == id else { return }
             initializationCount += 1
             initializations[initializationCount] = bytes
             initializations = initializations.filter { $0.key > initializationCount - 4 }
-            return initializationCount
         }
     }
 
-    /// Adds a chunk. `startsSegment` (an IDR) closes the segment in progress; `startsPart` closes
-    /// the part in progress. `end` is where the chunk's media ends on the video timeline.
-    func append(_ chunk: [UInt8], pictureBytes: [UInt8]?, time: UInt64, end: UInt64, isIndependent: Bool, startsSegment: Bool, startsPart: Bool,
-                orientation: VideoOrientation, captureTime: UInt64) {
+    /// Adds a chunk to stream `id`. `startsSegment` (an IDR) closes the segment in progress;
+    /// `startsPart` closes the part in progress. `end` is where the chunk's media ends on the
+    /// video timeline.
+    func append(_ chunk: LiveChunk, stream id: Int) {
         lock.withLock {
-            chunks.append(Chunk(index: nextChunkIndex, bytes: chunk, pictureBytes: pictureBytes, isIndependent: isIndependent, orientation: orientation, time: time))
+            guard stream?.id == id else { return }
+            chunks.append(Chunk(index: nextChunkIndex, bytes: chunk.bytes, pictureBytes: chunk.pictureBytes,
+                                isIndependent: chunk.isIndependent, orientation: chunk.orientation, time: chunk.time))
+            if chunk.startsSegment || segments.last?.isComplete != false {
+                startSegment(at: chunk.time, captureTime: chunk.captureTime, firstChunk: nextChunkIndex)
+            } else if chunk.startsPart {
+                closePart()
+            }
             nextChunkIndex += 1
             trimChunks()
-            if startsSegment || segments.isEmpty {
-                startSegment(at: time, captureTime: captureTime)
-            } else if startsPart {
-                closePart(at: time)
-            }
             let last = segments.count - 1
-            if startsSegment || startsPart || segments[last].parts.isEmpty {
-                segments[last].parts.append(Part(isIndependent: isIndependent, start: time, end: end))
+            if chunk.startsSegment || chunk.startsPart || segments[last].parts.last?.isComplete != false {
+                segments[last].parts.append(Part(isIndependent: chunk.isIndependent, start: chunk.time, end: chunk.end))
             }
-            segments[last].parts[segments[last].parts.count - 1].bytes += chunk
-            segments[last].parts[segments[last].parts.count - 1].end = end
-            segments[last].end = end
+            segments[last].parts[segments[last].parts.count - 1].bytes += chunk.bytes
+            segments[last].parts[segments[last].parts.count - 1].end = chunk.end
+            segments[last].end = chunk.end
             lock.broadcast()
         }
     }
 
-    /// Marks the part in progress complete: its last chunk is in.
-    func completePart() {
+    /// Marks stream `id`'s part in progress complete: its last chunk is in.
+    func completePart(stream id: Int) {
         lock.withLock {
-            guard let last = segments.indices.last, let part = segments[last].parts.indices.last else { return }
-            segments[last].parts[part].isComplete = true
+            guard stream?.id == id else { return }
+            closePart()
             lock.broadcast()
         }
     }
 
-    /// Marks the segment in progress complete: the next chunk starts a new one (so a playlist's
-    /// preload hint names that one's first part).
-    func completeSegment() {
+    /// Marks stream `id`'s segment in progress complete: the next chunk starts a new one (so a
+    /// playlist's preload hint names that one's first part).
+    func completeSegment(stream id: Int) {
         lock.withLock {
-            guard let last = segments.indices.last else { return }
-            closePart(at: segments[last].end)
+            guard stream?.id == id, let last = segments.indices.last else { return }
+            closePart()
             segments[last].isComplete = true
             lock.broadcast()
         }
     }
 
-    /// Ends the stream: its readers reach the end; HLS goes on after a discontinuity when the
+    /// Ends stream `id`: its readers reach the end; HLS goes on after a discontinuity when the
     /// next stream begins.
-    func end() {
+    func end(stream id: Int) {
         lock.withLock {
-            closePart(at: segments.last?.end ?? 0)
+            guard stream?.id == id else { return }
+            closePart()
             if let last = segments.indices.last { segments[last].isComplete = true }
             stream = nil
             lock.broadcast()
         }
     }
 
-    /// Wakes every waiting reader, so it checks whether it was cancelled.
-    func wakeReaders() { lock.withLock { lock.broadcast() } }
+    /// Ends the waits of `group`'s readers, for good.
+    func cancel(_ group: ReaderGroup) {
+        lock.withLock {
+            group.isCancelled = true
+            lock.broadcast()
+        }
+    }
 
-    /// Ends every wait for good: the server or the output is going away.
+    /// Whether `group`'s readers were stopped, or the hub shut down.
+    func isStopped(_ group: ReaderGroup) -> Bool { lock.withLock { group.isCancelled || isShutDown } }
+
+    /// Ends every wait for good: the output is going away.
     func shutDown() {
         lock.withLock {
             isShutDown = true
@@ -178,16 +195,13 @@ final class LiveStreamHub: @unchecked Sendable {
         }
     }
 
-    private func startSegment(at time: UInt64, captureTime: UInt64) {
-        closePart(at: time)
-        if let last = segments.indices.last {
-            segments[last].isComplete = true
-            segments[last].end = max(segments[last].end, time)
-        }
+    private func startSegment(at time: UInt64, captureTime: UInt64, firstChunk: Int) {
+        closePart()
+        if let last = segments.indices.last { segments[last].isComplete = true }
         let previous = segments.last?.initialization
         segments.append(Segment(sequenceNumber: nextSequenceNumber, initialization: initializationCount,
                                 isDiscontinuity: previous != nil && previous != initializationCount,
-                                captureTime: captureTime, start: time, end: time))
+                                captureTime: captureTime, firstChunk: firstChunk, start: time, end: time))
         nextSequenceNumber += 1
         while segments.count > segmentWindow {
             // A segment leaving the window takes its discontinuity into the sequence number.
@@ -195,15 +209,15 @@ final class LiveStreamHub: @unchecked Sendable {
         }
     }
 
-    private func closePart(at time: UInt64) {
+    private func closePart() {
         guard let last = segments.indices.last, let part = segments[last].parts.indices.last else { return }
         segments[last].parts[part].isComplete = true
     }
 
-    /// Keeps the chunks of the two newest segments' worth of time, and at most 300.
+    /// Keeps the chunks from the second newest segment on, and at most 300.
     private func trimChunks() {
-        let keepFrom = segments.count >= 2 ? segments[segments.count - 2].start : 0
-        if let first = chunks.firstIndex(where: { $0.time >= keepFrom }), first > 0 { chunks.removeFirst(first) }
+        let keepFrom = segments.count >= 2 ? segments[segments.count - 2].firstChunk : 0
+        if let first = chunks.first, first.index < keepFrom { chunks.removeFirst(min(chunks.count, keepFrom - first.index)) }
         if chunks.count > 300 { chunks.removeFirst(chunks.count - 300) }
     }
 }

@@ -38,18 +38,15 @@ public final class LiveStreamOutput: OutputService, PreviewTarget, MediaReceiver
     /// The settings the stream was created with.
     public let settings: LiveStreamSettings
     /// The stream's pieces, in order: an initialization segment when a stream starts and when
-    /// the orientation changes, then each part as it completes. The newest 256 are kept when
-    /// the application reads slower than they come (or not at all).
+    /// the orientation changes, then each part as it completes. The newest 32 (about six
+    /// seconds) are kept when the application reads slower than they come, or not at all.
     public let segments: AsyncStream<LiveSegment>
-    let hub: LiveStreamHub
+    let hub = LiveStreamHub()
 
     /// Creates an output with the given settings.
     public init(settings: LiveStreamSettings = LiveStreamSettings()) {
         self.settings = settings
-        (segments, continuation) = AsyncStream.makeStream(of: LiveSegment.self, bufferingPolicy: .bufferingNewest(256))
-        let partTarget = Double(settings.partTarget.components.seconds) + Double(settings.partTarget.components.attoseconds) / 1e18
-        let segment = Double(settings.segmentDuration.components.seconds) + Double(settings.segmentDuration.components.attoseconds) / 1e18
-        hub = LiveStreamHub(partTarget: partTarget, targetDuration: max(1, Int(segment.rounded(.up))))
+        (segments, continuation) = AsyncStream.makeStream(of: LiveSegment.self, bufferingPolicy: .bufferingNewest(32))
     }
 
     deinit {

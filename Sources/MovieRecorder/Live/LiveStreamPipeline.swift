@@ -20,7 +20,8 @@ final class LiveStreamPipeline: Sendable {
         case audio(AudioBuffer)
     }
 
-    let items = BoundedQueue<Item>(capacity: 4)
+    /// Pictures (small copies) and audio buffers: a few of each.
+    let items = BoundedQueue<Item>(capacity: 12)
     let width: Int
     let height: Int
     private let thread: LockedValue<DedicatedThread?> = LockedValue(nil)
@@ -31,6 +32,8 @@ final class LiveStreamPipeline: Sendable {
     private let deliver: @Sendable (LiveSegment) -> Void
     private let hub: LiveStreamHub
     let statistics = LockedValue(Statistics())
+    /// The hub's number for this stream, once it began; only the live thread sets it.
+    private let streamID = LockedValue<Int?>(nil)
 
     struct Statistics {
         var streamedFrames = 0
@@ -96,28 +99,31 @@ final class LiveStreamPipeline: Sendable {
             }
         }
         publish(encoder.finish())
-        hub.end()
+        if let id = streamID.withLock({ $0 }) { hub.end(stream: id) }
     }
 
     /// Hands what the encoders made to the hub and the application, outside every lock.
     private func publish(_ events: [LiveStreamOutputEvent]) {
         for event in events {
+            if case .begin(let start) = event {
+                let id = hub.begin(start, width: width, height: height)
+                streamID.withLock { $0 = id }
+                continue
+            }
+            guard let id = streamID.withLock({ $0 }) else { continue }
             switch event {
-            case .begin(let start):
-                hub.begin(start, width: width, height: height)
+            case .begin: break
             case .initialization(let bytes):
-                hub.addInitialization(bytes)
+                hub.addInitialization(bytes, stream: id)
                 deliver(LiveSegment(kind: .initialization, data: bytes, report: nil))
             case .chunk(let chunk):
-                hub.append(chunk.bytes, pictureBytes: chunk.pictureBytes, time: chunk.time, end: chunk.end, isIndependent: chunk.isIndependent,
-                           startsSegment: chunk.startsSegment, startsPart: chunk.startsPart, orientation: chunk.orientation,
-                           captureTime: chunk.captureTime)
+                hub.append(chunk, stream: id)
                 statistics.withLock { $0.streamedFrames += 1 }
             case .partComplete(let part):
-                hub.completePart()
+                hub.completePart(stream: id)
                 deliver(part)
             case .segmentComplete:
-                hub.completeSegment()
+                hub.completeSegment(stream: id)
             case .failed(let message):
                 MovieRecorderLogging.log(.error, "live", message)
             }
@@ -145,6 +151,10 @@ struct LiveStreamStart {
     var pageInitialization: [UInt8]
     var picturePageInitialization: [UInt8]
     var timescale: UInt32
+    /// The longest a part lasts and about how long a segment does, in seconds, as the frame
+    /// rate allows (whole frames).
+    var partTarget: Double
+    var segmentDuration: Double
 }
 
 /// A chunk on its way to the hub.

@@ -6,7 +6,11 @@ import MoviePlatform
 final class LiveViewRoutes: Sendable {
     let output: LiveStreamOutput
     private let accessToken: String?
-    private let closed = LockedValue(false)
+    /// The `Host` values a request may name when there is no token: the loopback names of the
+    /// port served, so that another site cannot reach the camera by DNS rebinding.
+    private let loopbackHosts: Set<String>
+    /// The server's readers, stopped together when it stops.
+    let readers = LiveStreamHub.ReaderGroup()
     private let rates = LockedValue(RequestRates())
     /// How long a stream response waits for the next chunk before ending (the page reconnects).
     static let streamIdleNanoseconds: UInt64 = 10_000_000_000
@@ -17,18 +21,23 @@ final class LiveViewRoutes: Sendable {
     /// so a reader that stops reading is noticed within seconds.
     static let streamSendBuffer = 64 * 1024
 
-    init(output: LiveStreamOutput, accessToken: String?) {
+    init(output: LiveStreamOutput, accessToken: String?, port: Int) {
         self.output = output
         self.accessToken = accessToken
+        loopbackHosts = ["127.0.0.1:\(port)", "localhost:\(port)", "[::1]:\(port)"]
     }
 
     /// Ends open streams and blocked requests.
-    func close() {
-        closed.withLock { $0 = true }
-        output.hub.wakeReaders()
-    }
+    func close() { output.hub.cancel(readers) }
 
-    var isClosedNow: Bool { closed.withLock { $0 } }
+    /// The query a URI the server writes carries: the access token, when there is one. (The
+    /// token was checked to hold only URI-safe characters; a request's own `token` is never
+    /// echoed.)
+    var tokenQuery: String { accessToken.map { "?token=" + $0 } ?? "" }
+
+    /// Headers that let pages of other origins read a resource: only with a token, which they
+    /// must then carry. Without one, any page the machine's browser opens could read the camera.
+    var crossOrigin: [(name: String, value: String)] { accessToken == nil ? [] : [("Access-Control-Allow-Origin", "*")] }
 
     func answer(_ request: HTTPRequest) -> HTTPResponse {
         guard request.method == "GET" || request.method == "HEAD" else {
@@ -39,6 +48,9 @@ final class LiveViewRoutes: Sendable {
         }
         guard rates.withLock({ $0.admit(request.clientAddress, at: SystemClock.monotonicNanoseconds()) }) else {
             return .text(429, "Too many requests from \(request.clientAddress); slow down.", headers: [("Retry-After", "1")])
+        }
+        if accessToken == nil, let host = request.headers["Host"], !loopbackHosts.contains(host.lowercased()) {
+            return .text(421, "This live view answers only to 127.0.0.1, localhost or [::1] with its port.")
         }
         guard isAuthorized(request) else {
             return .text(401, "This live view needs its access token: add ?token=… to the address.",
@@ -53,9 +65,8 @@ final class LiveViewRoutes: Sendable {
         case "/status.json": return status()
         case "/hls/live.m3u8": return playlist(request)
         case "/hls/", "/hls/index.html":
-            let query = request.query["token"].map { "?token=" + $0 } ?? ""
             let page = "<!doctype html><meta charset=utf-8><title>Live view (HLS)</title><body style=margin:0;background:#000>"
-                + "<video id=video controls autoplay muted playsinline style=width:100vw;height:100vh src=\"live.m3u8\(query)\"></video>\n"
+                + "<video id=video controls autoplay muted playsinline style=width:100vw;height:100vh src=\"live.m3u8\(tokenQuery)\"></video>\n"
             return HTTPResponse(status: 200, headers: [("Content-Type", "text/html; charset=utf-8")], body: .bytes(Array(page.utf8)))
         default:
             if request.path.hasPrefix("/hls/") { return hlsResource(String(request.path.dropFirst(5))) }
@@ -80,7 +91,7 @@ final class LiveViewRoutes: Sendable {
         guard let start = hub.currentStream?.start else {
             return .text(503, "Nothing is streaming now; try again in a moment.", headers: [("Retry-After", "1")])
         }
-        let closed = self.closed
+        let readers = self.readers
         return HTTPResponse(status: 200, headers: [("Content-Type", "video/mp4"), ("Cache-Control", "no-store"),
                                                    ("X-Stream-Codecs", picturesOnly ? start.pictureCodecs : start.codecs),
                                                    ("X-Stream-Audio", start.codecs.contains("mp4a") ? "yes" : "no")],
@@ -89,7 +100,7 @@ final class LiveViewRoutes: Sendable {
             var p = position.withLock { $0 }
             defer { position.withLock { $0 = p } }
             let deadline = SystemClock.monotonicNanoseconds() + Self.streamIdleNanoseconds
-            switch hub.read(&p, until: deadline, cancelled: { closed.withLock { $0 } }) {
+            switch hub.read(&p, until: deadline, group: readers) {
             case .bytes(let bytes): return .bytes(bytes)
             case .end, .timeout: return .end
             }

@@ -50,16 +50,21 @@ public final class LiveViewServer: Sendable {
         if let accessToken, !accessToken.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || $0.properties.numericType != nil || "-._~".unicodeScalars.contains($0)) }) {
             throw LiveViewError(.invalidSettings, "LiveViewServer: the access token may hold only letters, digits, '-', '.', '_' and '~'")
         }
-        let routes = LiveViewRoutes(output: output, accessToken: accessToken)
         var limits = HTTPServer.Limits()
-        limits.queryKeys = ["token", "_HLS_msn", "_HLS_part", "_HLS_skip"]
-        limits.headerKeys = ["Authorization", "Content-Length", "Transfer-Encoding"]
+        limits.queryKeys = ["token", "_HLS_msn", "_HLS_part"]
+        limits.headerKeys = ["Authorization", "Content-Length", "Transfer-Encoding", "Host"]
+        // The routes need the port bound, which port 0 leaves to the server.
+        let routesBox = LockedValue<LiveViewRoutes?>(nil)
         do {
-            server = try HTTPServer(host: host, port: UInt16(port), limits: limits) { routes.answer($0) }
+            server = try HTTPServer(host: host, port: UInt16(port), limits: limits) { request in
+                guard let routes = routesBox.withLock({ $0 }) else { return .text(503, "The live view is starting.") }
+                return routes.answer(request)
+            }
         } catch {
-            let code: LiveViewError.Code = error.message.contains("install the") ? .libraryMissing : .cannotListen
-            throw LiveViewError(code, "LiveViewServer: \(error.message)")
+            throw LiveViewError(error.isLibraryMissing ? .libraryMissing : .cannotListen, "LiveViewServer: \(error.message)")
         }
+        let routes = LiveViewRoutes(output: output, accessToken: accessToken, port: Int(server.port))
+        routesBox.withLock { $0 = routes }
         self.routes = routes
         self.port = Int(server.port)
         let shown = host.contains(":") ? "[\(host)]" : host
@@ -67,10 +72,17 @@ public final class LiveViewServer: Sendable {
     }
 
     /// Stops serving: open streams end, blocked requests are answered, the port is released.
-    public func stop() {
+    /// Waits, on a thread of its own, for the connections' threads to finish.
+    public func stop() async {
+        let (routes, server) = (self.routes, self.server)
+        _ = try? await runOnDedicatedThread(name: "movrec-live-stop") {
+            routes.close()
+            server.stop()
+        }
+    }
+
+    deinit {
         routes.close()
         server.stop()
     }
-
-    deinit { stop() }
 }

@@ -98,7 +98,10 @@ function keepLive(buffer) {
   if (behind > 0.4 || video.currentTime < video.buffered.start(0)) video.currentTime = end - 0.04;
   video.playbackRate = behind > 0.07 ? 1.1 : 1.0;
   if (video.paused) video.play().catch(() => {});
-  if (!buffer.updating && video.currentTime > 12) buffer.remove(0, video.currentTime - 10);
+  // Trimmed in steps of five seconds, so the removal's own updateend does not start another.
+  if (!buffer.updating && video.buffered.length && video.currentTime - video.buffered.start(0) > 15) {
+    buffer.remove(0, video.currentTime - 10);
+  }
 }
 
 async function play() {
@@ -107,6 +110,7 @@ async function play() {
   if (!response.ok) throw new Error("HTTP " + response.status);
   const codecs = response.headers.get("X-Stream-Codecs");
   const source = new MediaSource();
+  if (video.src) URL.revokeObjectURL(video.src);
   video.src = URL.createObjectURL(source);
   await new Promise(r => source.addEventListener("sourceopen", r, {once: true}));
   const buffer = source.addSourceBuffer('video/mp4; codecs="' + codecs + '"');
@@ -127,7 +131,8 @@ async function play() {
     let at = 0;
     while (pending.length - at >= 8) {
       const size = u32(pending, at), type = String.fromCharCode(...pending.subarray(at + 4, at + 8));
-      if (size < 8 || pending.length - at < size) break;
+      if (size < 8) throw new Error("a damaged box in the stream");
+      if (pending.length - at < size) break;
       const box = pending.subarray(at, at + size);
       if (type === "prft") readPrft(box);
       else if (type === "emsg") readEmsg(box);
@@ -149,9 +154,12 @@ sound.onclick = () => {
   if (current) current.abort();
 };
 (async () => {
+  const frames = "requestVideoFrameCallback" in video;  // without it (older Firefox) no latency is measured
   for (;;) {
-    video.cancelVideoFrameCallback(frameCallback);
-    frameCallback = video.requestVideoFrameCallback(onFrame);
+    if (frames) {
+      video.cancelVideoFrameCallback(frameCallback);
+      frameCallback = video.requestVideoFrameCallback(onFrame);
+    }
     try { await play(); } catch (e) { live.state = "reconnecting (" + e.message + ")"; }
     await new Promise(r => setTimeout(r, 500));
   }
