@@ -15,7 +15,7 @@ import Testing
     }
 
     /// Publishes `count` chunks of one frame each (IDR every 30, a part every 6).
-    static func publish(_ hub: LiveStreamHub, count: Int) {
+    static func publish(_ hub: LiveStreamHub, count: Int, beforeTheEnd: () -> Void = {}) {
         let start = LiveStreamStart(codecs: "avc1.64001E", pictureCodecs: "avc1.64001E", pageInitialization: [1, 2, 3],
                                     picturePageInitialization: [1, 2, 3], timescale: 90_000, partTarget: 0.2, segmentDuration: 1)
         let id = hub.begin(start, width: 320, height: 180)
@@ -29,6 +29,7 @@ import Testing
             if i % 6 == 5 { hub.completePart(stream: id) }
             if i % 30 == 29 { hub.completeSegment(stream: id) }
         }
+        beforeTheEnd()
         hub.end(stream: id)
     }
 
@@ -46,6 +47,9 @@ import Testing
             started.withLock { $0 += 1 }
             ready.wake()
         }
+        // And it ends the stream once every reader has had something of it: a reader that first
+        // looks after the end waits for the next stream, as a server's would.
+        let reading = LockedValue(0), read = WakeSignal()
         let readers = (0..<4).map { _ in
             DedicatedThread(name: "hub-reader") {
                 arrive()
@@ -55,7 +59,12 @@ import Testing
                 while true {
                     let deadline = SystemClock.monotonicNanoseconds() + 60_000_000_000
                     guard case .bytes(var bytes) = hub.read(&position, until: deadline) else { break }
-                    if first { bytes.removeFirst(3); first = false }  // the initialization segment
+                    if first {
+                        bytes.removeFirst(3)  // the initialization segment
+                        first = false
+                        reading.withLock { $0 += 1 }
+                        read.wake()
+                    }
                     // The orientation message a reader gets first, or after a skip, is an emsg box.
                     var at = 0
                     while at + 4 <= bytes.count {
@@ -86,7 +95,13 @@ import Testing
                 if started.withLock({ $0 }) == 5 { break }
                 ready.wait(after: seen)
             }
-            Self.publish(hub, count: 3000)
+            Self.publish(hub, count: 3000) {
+                while true {
+                    let seen = read.generation
+                    if reading.withLock({ $0 }) == 4 { break }
+                    read.wait(after: seen)
+                }
+            }
         }
         await runBlocking {
             publisher.join()

@@ -50,3 +50,31 @@ import Testing
         #expect(probe.output.contains("180"), "the initialization segment's matrix holds the angle: \(probe.output)")
     }
 }
+
+extension LiveSegmentsTests {
+    /// An encoder that cannot open (an unknown preset) leaves a typed error naming the step; the
+    /// session and a recording beside it go on.
+    @Test func aStreamThatCannotOpenSaysWhyAndTheRecordingGoesOn() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        var settings = LiveStreamSettings()
+        settings.preset = "warp-speed"
+        let live = LiveStreamOutput(settings: settings)
+        let movie = MovieFileOutput()
+        let session = CaptureSession()
+        try await session.configure { config in
+            try config.addInput(TestPatternSource(width: 320, height: 180, frameRate: FrameRate(frames: 30)))
+            try config.addOutput(live)
+            try config.addOutput(movie)
+        }
+        try await session.startRunning()
+        try await movie.startRecording(to: directory.file("clip.mov"))
+        try await Task.sleep(for: .seconds(1))
+        let result = await movie.stopRecording()
+        await session.stopRunning()
+        let error = try #require(live.lastError)
+        #expect(error.code == .invalidSettings && error.message.contains("warp-speed") && error.message.contains("LiveStreamOutput"), "\(error)")
+        #expect(!live.isStreaming && live.streamedFrameCount == 0)
+        #expect(result?.isPlayable == true && (result?.frameCount ?? 0) > 20)
+    }
+}

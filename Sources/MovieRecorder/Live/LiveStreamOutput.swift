@@ -59,10 +59,11 @@ public final class LiveStreamOutput: OutputService, PreviewTarget, MediaReceiver
     /// Pictures left out of the stream because its encoder was behind (the recording keeps
     /// them).
     public var droppedFrameCount: Int { statistics.droppedFrames }
-    /// Why the last stream could not start, if it could not; `nil` otherwise.
+    /// Why the last stream could not start (libyuv, libx264 or the AAC encoder could not
+    /// open), if it could not; `nil` otherwise. The session and its other outputs run on.
     public var lastError: LiveViewError? { state.withLock { $0.lastError } }
     /// A Boolean value that indicates whether a stream runs now.
-    public var isStreaming: Bool { state.withLock { $0.pipeline != nil } }
+    public var isStreaming: Bool { state.withLock { $0.pipeline != nil && $0.lastError == nil } }
 
     private var statistics: LiveStreamPipeline.Statistics {
         let (totals, pipeline) = state.withLock { ($0.totals, $0.pipeline) }
@@ -109,18 +110,12 @@ public final class LiveStreamOutput: OutputService, PreviewTarget, MediaReceiver
     var isConsumingMedia: Bool { state.withLock { $0.pipeline != nil } }
 
     func connect(_ sources: SourceDescription) {
-        guard sources.video != nil else { return }
+        guard let video = sources.video else { return }
         let continuation = self.continuation
-        let pipeline: LiveStreamPipeline
-        do {
-            pipeline = try LiveStreamPipeline(settings: settings, sources: sources, hub: hub,
-                                              orientation: { [state] in state.withLock { $0.orientation } },
-                                              deliver: { continuation.yield($0) })
-        } catch {
-            state.withLock { $0.lastError = error }
-            MovieRecorderLogging.log(.error, "live", error.message)
-            return
-        }
+        let pipeline = LiveStreamPipeline(settings: settings, video: video.format, audio: sources.audio?.format, hub: hub,
+                                          orientation: { [state] in state.withLock { $0.orientation } },
+                                          deliver: { continuation.yield($0) },
+                                          onFailure: { [state] error in state.withLock { $0.lastError = error } })
         let previous = state.withLock { s in
             defer { s.pipeline = pipeline; s.lastError = nil }
             if let old = s.pipeline { s.stopping.append(old) }

@@ -25,9 +25,13 @@ final class LiveStreamPipeline: Sendable {
     let width: Int
     let height: Int
     private let thread: LockedValue<DedicatedThread?> = LockedValue(nil)
-    /// The encoders and the stream's timeline, used only by the live thread once it starts.
-    private let encoder: UnsafeTransfer<LiveStreamEncoder>
-    private let takesAudio: Bool
+    private let settings: LiveStreamSettings
+    private let video: VideoFormat
+    private let audio: PCMFormat?
+    /// Set by the live thread once libyuv and the encoders are open: until then, and if they
+    /// cannot open, pictures and audio are not taken.
+    private let isReady = LockedValue(false)
+    private let onFailure: @Sendable (LiveViewError) -> Void
     private let orientation: @Sendable () -> VideoOrientation
     private let deliver: @Sendable (LiveSegment) -> Void
     private let hub: LiveStreamHub
@@ -41,25 +45,22 @@ final class LiveStreamPipeline: Sendable {
         var droppedAudioBuffers = 0
     }
 
-    /// Opens the encoders for `sources`; nothing runs until ``start()``.
-    /// - Throws: ``LiveViewError`` when an encoder cannot open.
-    init(settings: LiveStreamSettings, sources: SourceDescription, hub: LiveStreamHub,
+    /// Prepares a stream of `video` (and `audio`, when the settings include it); nothing is
+    /// opened until ``start()``, whose thread opens libyuv and the encoders (the session calls
+    /// this from its actor, where nothing may block) and reports a failure to `onFailure`.
+    init(settings: LiveStreamSettings, video: VideoFormat, audio: PCMFormat?, hub: LiveStreamHub,
          orientation: @escaping @Sendable () -> VideoOrientation,
-         deliver: @escaping @Sendable (LiveSegment) -> Void) throws(LiveViewError) {
-        guard let video = sources.video else {
-            throw LiveViewError(.invalidSettings, "LiveStreamOutput: the session has no video input to stream")
-        }
-        if let failure = PictureScaler.load() { throw LiveViewError(.libraryMissing, "LiveStreamOutput: scaling the picture: \(failure)") }
-        let size = PictureScaler.size(fitting: video.format.width, video.format.height,
-                                      within: (settings.maximumWidth, settings.maximumHeight))
+         deliver: @escaping @Sendable (LiveSegment) -> Void, onFailure: @escaping @Sendable (LiveViewError) -> Void) {
+        let size = PictureScaler.size(fitting: video.width, video.height, within: (settings.maximumWidth, settings.maximumHeight))
         width = size.width
         height = size.height
+        self.settings = settings
+        self.video = video
+        self.audio = settings.includesAudio ? audio : nil
         self.hub = hub
         self.orientation = orientation
         self.deliver = deliver
-        let audio = settings.includesAudio ? sources.audio?.format : nil
-        encoder = UnsafeTransfer(try LiveStreamEncoder(settings: settings, video: video.format, size: size, audio: audio))
-        takesAudio = audio != nil
+        self.onFailure = onFailure
     }
 
     /// Starts the live thread.
@@ -77,6 +78,7 @@ final class LiveStreamPipeline: Sendable {
 
     /// Called on the capture thread: scales the picture into a copy and offers it.
     func receive(_ frame: VideoFrame) {
+        guard isReady.withLock({ $0 }) else { return }
         let small = PictureScaler.scaled(frame, width: width, height: height)
         let accepted = items.offer(.frame(small))
         statistics.withLock { accepted ? () : ($0.droppedFrames += 1) }
@@ -84,14 +86,22 @@ final class LiveStreamPipeline: Sendable {
 
     /// Called on the audio capture thread.
     func receive(_ buffer: AudioBuffer) {
-        guard takesAudio else { return }
+        guard audio != nil, isReady.withLock({ $0 }) else { return }
         if !items.offer(.audio(buffer)) { statistics.withLock { $0.droppedAudioBuffers += 1 } }
     }
 
     private func run() {
         // Below the recording's threads: when the processor is short, the live view waits.
         ThreadPriority.lower(by: 5)
-        let encoder = encoder.value
+        let encoder: LiveStreamEncoder
+        do {
+            encoder = try open()
+        } catch {
+            MovieRecorderLogging.log(.error, "live", error.message)
+            onFailure(error)
+            return
+        }
+        isReady.withLock { $0 = true }
         while let item = items.pop() {
             switch item {
             case .frame(let frame): publish(encoder.encode(frame, orientation: orientation()))
@@ -100,6 +110,12 @@ final class LiveStreamPipeline: Sendable {
         }
         publish(encoder.finish())
         if let id = streamID.withLock({ $0 }) { hub.end(stream: id) }
+    }
+
+    /// Opens libyuv and the encoders.
+    private func open() throws(LiveViewError) -> LiveStreamEncoder {
+        if let failure = PictureScaler.load() { throw LiveViewError(.libraryMissing, "LiveStreamOutput: scaling the picture: \(failure)") }
+        return try LiveStreamEncoder(settings: settings, video: video, size: (width, height), audio: audio)
     }
 
     /// Hands what the encoders made to the hub and the application, outside every lock.
