@@ -145,6 +145,16 @@ extension LiveStreamHub {
     /// Initialization segment `number`, while it is kept.
     func initialization(_ number: Int) -> [UInt8]? { lock.withLock { initializations[number] } }
 
+    /// The stream running now, waiting until `deadline` for one to begin.
+    func waitForStream(until deadline: UInt64, group: ReaderGroup) -> Stream? {
+        lock.withLock {
+            while stream == nil && !isShutDown && !group.isCancelled {
+                if !lock.wait(until: deadline) { break }
+            }
+            return stream
+        }
+    }
+
     /// The stream's picture size and codecs now, if it runs.
     var currentStream: Stream? { lock.withLock { stream } }
 

@@ -13,7 +13,7 @@ extension LiveViewRoutes {
         if case .some(.none) = msn { return .text(400, "_HLS_msn must be a whole number from 0 to 999999999.") }
         if case .some(.none) = part { return .text(400, "_HLS_part must be a whole number from 0 to 999999999.") }
         if part != nil && msn == nil { return .text(400, "_HLS_part needs _HLS_msn.") }
-        if let requested = msn ?? nil, requested > (hub.lastSequenceNumber ?? -1) + 2 {
+        if let requested = msn ?? nil, requested > (hub.lastSequenceNumber ?? 0) + 2 {
             return .text(400, "segment \(requested) is more than two segments ahead of the playlist.")
         }
         let deadline = SystemClock.monotonicNanoseconds() + UInt64(3 * hub.targetDuration) * 1_000_000_000

@@ -14,6 +14,8 @@ final class LiveViewRoutes: Sendable {
     private let rates = LockedValue(RequestRates())
     /// How long a stream response waits for the next chunk before ending (the page reconnects).
     static let streamIdleNanoseconds: UInt64 = 10_000_000_000
+    /// How long a request for the stream waits for one to begin before its 503.
+    static let streamStartNanoseconds: UInt64 = 5_000_000_000
     /// A stream's connection is closed when its reader has taken nothing for this long: chunks
     /// come 30 times a second, so a reader that takes none for 3 seconds has stopped.
     static let streamIdleSeconds: UInt32 = 3
@@ -88,7 +90,9 @@ final class LiveViewRoutes: Sendable {
     private func stream(picturesOnly: Bool) -> HTTPResponse {
         let hub = output.hub
         let position = LockedValue(LiveStreamHub.StreamPosition(picturesOnly: picturesOnly))
-        guard let start = hub.currentStream?.start else {
+        // A reader that comes as the session starts waits a little for the stream to begin.
+        let deadline = SystemClock.monotonicNanoseconds() + Self.streamStartNanoseconds
+        guard let start = hub.waitForStream(until: deadline, group: readers)?.start else {
             return .text(503, "Nothing is streaming now; try again in a moment.", headers: [("Retry-After", "1")])
         }
         let readers = self.readers
