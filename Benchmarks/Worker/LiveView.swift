@@ -48,7 +48,7 @@ func liveView(_ arguments: [String]) async throws {
     report("dropped", Double(result?.droppedFrameCount ?? -1))
     report("liveStreamed", Double(live?.streamedFrameCount ?? 0))
     report("liveDropped", Double(live?.droppedFrameCount ?? 0))
-    server?.stop()
+    await server?.stop()
     for child in children {
         kill(child, SIGTERM)
         var status: Int32 = 0

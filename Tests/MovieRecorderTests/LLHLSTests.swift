@@ -191,6 +191,35 @@ extension LiveViewTestGroup {
             #expect(behind < 2000, "hls.js plays \(behind) ms behind the capture clock")
         }
 
+        /// A turn reaches HLS players as a new initialization segment, its matrix turned, after a
+        /// discontinuity; the segment after it starts with an IDR.
+        @Test func aTurnStartsADiscontinuityWithATurnedInitialization() async throws {
+            let live = try await LiveSession.start(audio: false)
+            defer { Task { await live.stop() } }
+            _ = try httpGet(live.base + "/hls/live.m3u8?_HLS_msn=1")
+            try live.live.setVideoRotationAngle(270)
+            var playlist = try Playlist("#EXTM3U")
+            for _ in 0..<10 where !playlist.segments.contains(where: { $0.discontinuity && $0.uri != nil }) {
+                let next = (playlist.segments.last?.sequence ?? 1) + 1
+                playlist = try Playlist(String(decoding: try httpGet(live.base + "/hls/live.m3u8?_HLS_msn=\(next)").body, as: UTF8.self))
+            }
+            let turned = try #require(playlist.segments.first { $0.discontinuity && $0.uri != nil }, "\(playlist.segments.map(\.sequence))")
+            let before = try #require(playlist.segments.last { $0.sequence < turned.sequence })
+            #expect(turned.map != before.map, "a new EXT-X-MAP after the discontinuity")
+            let initialization = try httpGet(live.base + "/hls/" + turned.map).body
+            let tree = try AtomTree(source: InMemoryMovieSource([UInt8](initialization)))
+            let tkhd = try #require(tree.atoms.first { $0.type == "moov" }?.child("trak")?.child("tkhd")).decode(TrackHeaderAtom.self)
+            #expect(VideoOrientation(matrix: tkhd.matrix)?.rotationAngle == 270)
+            let runs = try Self.videoRuns([UInt8](try httpGet(live.base + "/hls/" + turned.uri!).body))
+            #expect(runs.first?.firstIsSync == true)
+            // ffprobe reads the turned initialization and segment as a 270° picture.
+            let directory = try TemporaryDirectory()
+            defer { directory.cleanUp() }
+            let file = directory.file("turned.mp4")
+            #expect(FileManager.default.createFile(atPath: file, contents: initialization + (try httpGet(live.base + "/hls/" + turned.uri!).body)))
+            #expect(try ffprobeStreams(file).first?.rotation == 90, "ffprobe says counter-clockwise 90 for a 270° matrix")
+        }
+
         /// ffmpeg reads the live playlist (parts, segments, the initialization) with no error, and
         /// Chromium plays it with its own HLS support.
         @Test func ffmpegAndChromiumPlayTheLivePlaylist() async throws {

@@ -5,7 +5,7 @@
 /// Track 1 is H.264 video; track 2, when present, AAC audio in an ISO `mp4a` sample entry (the
 /// QuickTime version 2 sound description of a movie is not what browsers' MP4 parsers read).
 /// Each chunk starts with a `prft` mapping its first video sample to the wall-clock time it was
-/// captured, and may carry `emsg` event messages before it.
+/// captured.
 package struct CMAFWriter: Sendable {
     package static let videoTrackID: UInt32 = 1
     package static let audioTrackID: UInt32 = 2
@@ -121,16 +121,14 @@ package struct CMAFWriter: Sendable {
         return .init(format: "mp4a", body: w.bytes)
     }
 
-    /// Writes the next chunk: `emsg` boxes, a `prft` for its first video sample when
-    /// `captureTime` is given (nanoseconds since 1970-01-01 UTC), `moof` and `mdat`.
+    /// Writes the next chunk: a `prft` for its first video sample when `captureTime` is given
+    /// (nanoseconds since 1970-01-01 UTC), `moof` and `mdat`.
     /// - Precondition: at least one sample.
-    package mutating func chunk(video: [CMAFSample], audio: [CMAFSample], captureTime: UInt64?,
-                                messages: [EventMessageAtom] = []) -> [UInt8] {
+    package mutating func chunk(video: [CMAFSample], audio: [CMAFSample], captureTime: UInt64?) -> [UInt8] {
         precondition(!video.isEmpty || !audio.isEmpty, "a chunk holds at least one sample")
         sequenceNumber += 1
         let payload = (video + audio).reduce(0) { $0 + $1.data.count }
         var w = ByteWriter(capacity: 512 + payload)
-        for message in messages { try? message.write(to: &w) }
         if let captureTime, let first = video.first {
             try? ProducerReferenceTimeAtom(referenceTrackID: Self.videoTrackID,
                                            ntpTimestamp: ProducerReferenceTimeAtom.ntpTimestamp(unixNanoseconds: captureTime),
