@@ -6,52 +6,56 @@ import Testing
 @testable import MovieEncoding
 @testable import MovieRecorder
 
-/// The live stream as the application takes it, `AVAssetWriter`'s way: an initialization
-/// segment, then parts with reports, which concatenated are a stream ffprobe reads.
-@Suite struct LiveSegmentsTests {
-    @Test func theApplicationTakesInitializationAndPartsWithReports() async throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.cleanUp() }
-        let live = LiveStreamOutput()
-        let session = CaptureSession()
-        try await session.configure { config in
-            try config.addInput(TestPatternSource(width: 320, height: 180, frameRate: FrameRate(frames: 30)))
-            try config.addInput(ToneSource())
-            try config.addOutput(live)
-        }
-        try live.setVideoRotationAngle(180)
-        let collector = Task {
-            var pieces: [LiveSegment] = []
-            for await piece in live.segments {
-                pieces.append(piece)
-                if pieces.count >= 12 { break }
+extension LiveViewTestGroup {
+    /// The live stream as the application takes it, `AVAssetWriter`'s way: an initialization
+    /// segment, then parts with reports, which concatenated are a stream ffprobe reads. In the live
+    /// view's group, which runs alone: the stream keeps only the newest pieces for a reader that the
+    /// busy cooperative pool of a parallel run leaves waiting for seconds.
+    @Suite struct LiveSegmentsTests {
+        @Test func theApplicationTakesInitializationAndPartsWithReports() async throws {
+            let directory = try TemporaryDirectory()
+            defer { directory.cleanUp() }
+            let live = LiveStreamOutput()
+            let session = CaptureSession()
+            try await session.configure { config in
+                try config.addInput(TestPatternSource(width: 320, height: 180, frameRate: FrameRate(frames: 30)))
+                try config.addInput(ToneSource())
+                try config.addOutput(live)
             }
-            return pieces
+            try live.setVideoRotationAngle(180)
+            let collector = Task {
+                var pieces: [LiveSegment] = []
+                for await piece in live.segments {
+                    pieces.append(piece)
+                    if pieces.count >= 12 { break }
+                }
+                return pieces
+            }
+            try await session.startRunning()
+            let pieces = await collector.value
+            await session.stopRunning()
+            #expect(pieces.first?.kind == .initialization && pieces.first?.report == nil)
+            let parts = pieces.dropFirst()
+            #expect(parts.allSatisfy { $0.kind == .part && $0.report != nil })
+            let reports = parts.compactMap(\.report)
+            #expect(reports.first?.partIndex == 0 && reports.first?.isIndependent == true && reports.first?.segmentSequenceNumber == 0)
+            #expect(reports.map(\.partIndex) == [0, 1, 2, 3, 4, 0, 1, 2, 3, 4, 0], "\(reports.map(\.partIndex))")
+            #expect(reports.allSatisfy { $0.orientation.rotationAngle == 180 && $0.duration == .milliseconds(200) })
+            for (a, b) in zip(reports, reports.dropFirst()) {
+                #expect(b.earliestPresentationTime == a.earliestPresentationTime + a.duration)
+                #expect(b.captureTime > a.captureTime)
+            }
+            let stream = directory.file("stream.mp4")
+            #expect(FileManager.default.createFile(atPath: stream, contents: Data(pieces.flatMap(\.data))))
+            let probe = try run("ffprobe", ["-v", "error", "-count_packets", "-show_entries", "stream=codec_name,nb_read_packets:stream_side_data=rotation",
+                                            "-of", "csv=p=0", stream])
+            #expect(probe.error.isEmpty && probe.output.contains("h264,66") && probe.output.contains("aac"), "\(probe.output) \(probe.error)")
+            #expect(probe.output.contains("180"), "the initialization segment's matrix holds the angle: \(probe.output)")
         }
-        try await session.startRunning()
-        let pieces = await collector.value
-        await session.stopRunning()
-        #expect(pieces.first?.kind == .initialization && pieces.first?.report == nil)
-        let parts = pieces.dropFirst()
-        #expect(parts.allSatisfy { $0.kind == .part && $0.report != nil })
-        let reports = parts.compactMap(\.report)
-        #expect(reports.first?.partIndex == 0 && reports.first?.isIndependent == true && reports.first?.segmentSequenceNumber == 0)
-        #expect(reports.map(\.partIndex) == [0, 1, 2, 3, 4, 0, 1, 2, 3, 4, 0], "\(reports.map(\.partIndex))")
-        #expect(reports.allSatisfy { $0.orientation.rotationAngle == 180 && $0.duration == .milliseconds(200) })
-        for (a, b) in zip(reports, reports.dropFirst()) {
-            #expect(b.earliestPresentationTime == a.earliestPresentationTime + a.duration)
-            #expect(b.captureTime > a.captureTime)
-        }
-        let stream = directory.file("stream.mp4")
-        #expect(FileManager.default.createFile(atPath: stream, contents: Data(pieces.flatMap(\.data))))
-        let probe = try run("ffprobe", ["-v", "error", "-count_packets", "-show_entries", "stream=codec_name,nb_read_packets:stream_side_data=rotation",
-                                        "-of", "csv=p=0", stream])
-        #expect(probe.error.isEmpty && probe.output.contains("h264,66") && probe.output.contains("aac"), "\(probe.output) \(probe.error)")
-        #expect(probe.output.contains("180"), "the initialization segment's matrix holds the angle: \(probe.output)")
     }
 }
 
-extension LiveSegmentsTests {
+extension LiveViewTestGroup.LiveSegmentsTests {
     /// An encoder that cannot open (an unknown preset) leaves a typed error naming the step; the
     /// session and a recording beside it go on.
     @Test func aStreamThatCannotOpenSaysWhyAndTheRecordingGoesOn() async throws {
