@@ -5,8 +5,9 @@ import MovieEncoding
 ///
 /// The defaults favour latency at a small cost: a picture of at most 640×360 scaled from the
 /// camera's, encoded by libx264 with the `zerolatency` tune (no B-frames, no lookahead) at the
-/// `ultrafast` preset — beside a 720p `veryfast` recording it adds about an eighth to the
-/// recorder's CPU, where `veryfast` added a third (Benchmarks, case k) — parts of about 200 ms
+/// `ultrafast` preset — beside a 720p `veryfast` recording it adds 12% to the recorder's CPU
+/// with one viewer and 18% with eight, where `veryfast` added 34% (Benchmarks, case k) — parts
+/// of about 200 ms
 /// in segments of about one second, AAC at 64 kbit/s per channel. The recording, if any, keeps
 /// its own settings.
 public struct LiveStreamSettings: Hashable, Sendable {
