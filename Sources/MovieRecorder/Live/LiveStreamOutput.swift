@@ -68,9 +68,7 @@ public final class LiveStreamOutput: OutputService, PreviewTarget, MediaReceiver
     private var statistics: LiveStreamPipeline.Statistics {
         let (totals, pipeline) = state.withLock { ($0.totals, $0.pipeline) }
         guard let current = pipeline?.statistics.withLock({ $0 }) else { return totals }
-        return .init(streamedFrames: totals.streamedFrames + current.streamedFrames,
-                     droppedFrames: totals.droppedFrames + current.droppedFrames,
-                     droppedAudioBuffers: totals.droppedAudioBuffers + current.droppedAudioBuffers)
+        return totals + current
     }
 
     // MARK: OutputService and PreviewTarget
@@ -141,13 +139,7 @@ public final class LiveStreamOutput: OutputService, PreviewTarget, MediaReceiver
         guard !stopped.isEmpty else { return }
         _ = try? await runOnDedicatedThread(name: "movrec-live-stop") { for pipeline in stopped { pipeline.join() } }
         let finished = stopped.map { $0.statistics.withLock { $0 } }
-        state.withLock { s in
-            for f in finished {
-                s.totals.streamedFrames += f.streamedFrames
-                s.totals.droppedFrames += f.droppedFrames
-                s.totals.droppedAudioBuffers += f.droppedAudioBuffers
-            }
-        }
+        state.withLock { s in s.totals = finished.reduce(s.totals, +) }
     }
 
     func receive(_ event: VideoSourceEvent) {

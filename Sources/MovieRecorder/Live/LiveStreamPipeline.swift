@@ -42,7 +42,10 @@ final class LiveStreamPipeline: Sendable {
     struct Statistics {
         var streamedFrames = 0
         var droppedFrames = 0
-        var droppedAudioBuffers = 0
+
+        static func + (l: Self, r: Self) -> Self {
+            Statistics(streamedFrames: l.streamedFrames + r.streamedFrames, droppedFrames: l.droppedFrames + r.droppedFrames)
+        }
     }
 
     /// Prepares a stream of `video` (and `audio`, when the settings include it); nothing is
@@ -87,7 +90,7 @@ final class LiveStreamPipeline: Sendable {
     /// Called on the audio capture thread.
     func receive(_ buffer: AudioBuffer) {
         guard audio != nil, isReady.withLock({ $0 }) else { return }
-        if !items.offer(.audio(buffer)) { statistics.withLock { $0.droppedAudioBuffers += 1 } }
+        _ = items.offer(.audio(buffer))  // a buffer lost here becomes silence on the live thread
     }
 
     private func run() {
