@@ -35,7 +35,8 @@ extension PhotoOutput {
         let snapshot = state.withLock { s in
             (video: s.sources?.video, orientation: (try? VideoOrientation(rotationAngle: s.angle, isMirrored: s.mirrored)) ?? .up,
              make: settings.make ?? s.make, model: settings.model ?? s.model,
-             zeroShutterLag: s.zeroShutterLag && s.sources?.video?.isLive == true, deferred: s.deferred)
+             zeroShutterLag: s.zeroShutterLag && s.sources?.video?.isLive == true, deferred: s.deferred,
+             isLive: s.sources?.video?.isLive == true)
         }
         do {
             if let problem = settings.problem { throw PhotoError(.encodingFailed, "PhotoOutput: \(problem)") }
@@ -44,7 +45,8 @@ extension PhotoOutput {
             mutate { Self.setPhase(nil, of: settings.uniqueID, in: &$0) }
             throw error
         }
-        let request = registerRequest(at: moment, zeroShutterLag: snapshot.zeroShutterLag, uniqueID: settings.uniqueID)
+        let request = registerRequest(at: moment, zeroShutterLag: snapshot.zeroShutterLag, isLive: snapshot.isLive,
+                                      uniqueID: settings.uniqueID)
         // The order of admission is the order of the results; an existing file is refused when
         // the photo is put in place (atomically), not by a check before.
         let admission: PhotoSlots.Admission

@@ -9,13 +9,13 @@ extension PhotoOutput {
     /// kept for it, and with zero shutter lag it holds the kept frames from
     /// ``zeroShutterLagDuration`` before the moment, so a call that waits for a slot or for a busy
     /// thread pool still chooses among the frames of its moment. Returns the request's number for ``chooseFrame(_:)``.
-    func registerRequest(at moment: UInt64, zeroShutterLag: Bool, uniqueID: Int64) -> UInt64 {
+    func registerRequest(at moment: UInt64, zeroShutterLag: Bool, isLive: Bool, uniqueID: Int64) -> UInt64 {
         let entries = ring.entries
         let reach = state.withLock { $0.ringLimits.duration }
         let held = zeroShutterLag ? entries.filter { $0.frame.timestamp &+ reach >= moment } : []
         return state.withLock { s in
             s.lastRequestID += 1
-            s.requests[s.lastRequestID] = FrameRequest(moment: moment, zeroShutterLag: zeroShutterLag, uniqueID: uniqueID,
+            s.requests[s.lastRequestID] = FrameRequest(moment: moment, zeroShutterLag: zeroShutterLag, isLive: isLive, uniqueID: uniqueID,
                                                        held: held)
             return s.lastRequestID
         }
@@ -28,7 +28,8 @@ extension PhotoOutput {
     }
 
     /// The frame for request `id`: with zero shutter lag the frame closest to its moment, else
-    /// the first frame to reach the output after it; waits up to ``frameTimeout``.
+    /// the first frame captured after it (from a file, the first read after it); waits up to
+    /// ``frameTimeout``.
     func chooseFrame(_ id: UInt64) async throws -> ChosenFrame {
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ChosenFrame, any Error>) in
@@ -92,7 +93,9 @@ extension PhotoOutput {
         let newestHeld = request.held.last?.frame.timestamp ?? 0
         let entries = request.held + kept.filter { request.held.isEmpty || $0.frame.timestamp > newestHeld }
         guard request.zeroShutterLag else {
-            guard let next = entries.first(where: { $0.arrival > request.moment }) else { return nil }
+            // A live frame captured just before the call may reach the output after it: not the next.
+            let next = entries.first { $0.arrival > request.moment && (!request.isLive || $0.frame.timestamp > request.moment) }
+            guard let next else { return nil }
             return ChosenFrame(frame: next.frame, fromRing: false, unixSeconds: now)
         }
         let timestamps = entries.map(\.frame.timestamp)

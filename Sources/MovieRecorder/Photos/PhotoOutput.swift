@@ -33,6 +33,8 @@ public final class PhotoOutput: OutputService, MediaReceiver {
     struct FrameRequest {
         var moment: UInt64
         var zeroShutterLag: Bool
+        /// Whether frame timestamps are capture times on the monotonic clock, comparable to `moment`.
+        var isLive: Bool
         var uniqueID: Int64
         /// With zero shutter lag, the kept frames of its moment, held from the call on.
         var held: [RecentFrameRing.Entry] = []
