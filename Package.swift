@@ -31,6 +31,7 @@ let package = Package(
         // TurboJPEG or libsamplerate at start. The headers come from Debian's -dev packages on the default paths
         // (Scripts/install-dependencies); nothing is linked at build time.
         .target(name: "CX264", dependencies: ["CLinux"]),
+        .target(name: "CX265", dependencies: ["CLinux"]),
         .target(name: "CALSA", dependencies: ["CLinux"]),
         .target(name: "CV4L2", dependencies: ["CLinux"]),
         .target(name: "CTurboJPEG", dependencies: ["CLinux"]),
@@ -45,7 +46,7 @@ let package = Package(
         // this package (`package` access), the only Swift code that calls the system directly.
         .target(
             name: "MoviePlatform",
-            dependencies: ["MovieContainer", "CLinux", "CX264", "CALSA", "CV4L2", "CTurboJPEG", "CAVCodec", "CYUV", "CSampleRate", "CHeif", "CMicroHTTPD"],
+            dependencies: ["MovieContainer", "CLinux", "CX264", "CX265", "CALSA", "CV4L2", "CTurboJPEG", "CAVCodec", "CYUV", "CSampleRate", "CHeif", "CMicroHTTPD"],
             swiftSettings: strict
         ),
         // Where media comes from: V4L2 cameras (their formats converted by libyuv and TurboJPEG),
@@ -60,7 +61,7 @@ let package = Package(
         // audio resampled through libsamplerate to follow a microphone's clock.
         .target(
             name: "MovieEncoding",
-            dependencies: ["MovieContainer", "MoviePlatform", "MovieCapture", "CX264", "CTurboJPEG", "CAVCodec", "CSampleRate", "CHeif"],
+            dependencies: ["MovieContainer", "MoviePlatform", "MovieCapture", "CX264", "CX265", "CTurboJPEG", "CAVCodec", "CSampleRate", "CHeif"],
             swiftSettings: strict
         ),
         // The AVFoundation-shaped API: session, outputs, rotation, file editing.

@@ -11,7 +11,7 @@ func encode(_ arguments: [String]) async throws {
     let options = Options(arguments)
     let input = try options.required("--input")
     let output = try options.required("--output")
-    var settings = H264EncoderSettings()
+    var settings = VideoEncoderSettings()
     settings.preset = try options.required("--preset")
     settings.tune = options.value("--tune")
     settings.rateControl = .constantQuality(crf: Double(options.value("--crf") ?? "23") ?? 23)
@@ -23,7 +23,7 @@ func encode(_ arguments: [String]) async throws {
 
 /// Records `video` into `path` until the source ends or `stop` asks, and returns the result.
 func record(video: any VideoSource, audio: (any AudioSource)? = nil, audioSettings: AudioEncoderSettings = .aac,
-            to path: String, settings: H264EncoderSettings,
+            to path: String, settings: VideoEncoderSettings,
             whileRecording: @Sendable (MovieFileOutput) async -> Void) async throws -> RecordingResult {
     let session = CaptureSession()
     let movie = MovieFileOutput(encoderSettings: settings)

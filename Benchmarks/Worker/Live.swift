@@ -18,7 +18,7 @@ func live(_ arguments: [String]) async throws {
     let options = Options(arguments)
     let (width, height) = try size(options)
     let seconds = try options.number("--seconds", default: 10)
-    var settings = H264EncoderSettings()
+    var settings = VideoEncoderSettings()
     settings.preset = options.value("--preset") ?? "veryfast"
     settings.keyframeInterval = Int(options.value("--keyint") ?? "250")
     let frames = Int(seconds * 30)
@@ -57,7 +57,7 @@ func fileSize(_ arguments: [String]) async throws {
     let (tone, audioSettings) = try audio(options, realTime: false)
     let path = try options.required("--output")
     let result = try await record(video: video, audio: tone, audioSettings: audioSettings, to: path,
-                                  settings: H264EncoderSettings()) { _ in }
+                                  settings: VideoEncoderSettings()) { _ in }
     report("fileBytes", Double(result.fileSize))
     report("seconds", Double(result.duration.components.seconds) + Double(result.duration.components.attoseconds) / 1e18)
 }

@@ -8,7 +8,7 @@ import MovieRecorder
 /// `replay --input IN --output OUT.mov --preset P [--width W --height H] [--crf N] [--keyint N]`
 func replay(_ arguments: [String]) async throws {
     let options = Options(arguments)
-    var settings = H264EncoderSettings()
+    var settings = VideoEncoderSettings()
     settings.preset = try options.required("--preset")
     settings.rateControl = .constantQuality(crf: try options.number("--crf", default: 23))
     settings.keyframeInterval = Int(options.value("--keyint") ?? "250")

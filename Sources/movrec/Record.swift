@@ -6,8 +6,8 @@ enum RecordCommand {
     static let usage = """
         record OUT.mov [--video DEVICE|testsrc|FILE.y4m|FILE.yuyv|FILE.mjpeg] [--audio DEVICE|tone|FILE.wav|none]
                [--size WxH] [--fps N[/D]] [--rotation A] [--mirror] [--duration S] [--overwrite]
-               [--preset P] [--tune T] [--profile P] [--crf N | --bitrate KBITS] [--keyint N]
-               [--bframes N] [--threads N] [--x264-params k=v:k=v] [--quiet]
+               [--codec h264|hevc] [--preset P] [--tune T] [--profile P] [--crf N | --bitrate KBITS] [--keyint N]
+               [--bframes N] [--threads N] [--x264-params k=v:k=v | --x265-params k=v:k=v] [--quiet]
                [--audio-codec aac|lpcm] [--audio-bitrate KBITS] [--no-clock-correction] [--sync-marks] [--tone-drift PPM]
                [--segment-duration S] [--segment-size BYTES[K|M|G]] [--strftime] [--segment-on-rotation]
                [--keep-segments N] [--keep-bytes BYTES[K|M|G]]
@@ -17,7 +17,8 @@ enum RecordCommand {
                [--fragment-interval S | --no-fragments] [--sync]
                [--photo-every S [--photo-directory DIR]]
                [--live HOST:PORT] [--live-size WxH] [--live-token T] [--hls-directory DIR [--hls-window N]]
-            Record H.264 and AAC (or --audio-codec lpcm; AAC at --audio-bitrate, default 128
+            Record H.264 (or --codec hevc: 'hvc1' through x265, with a preset that keeps up with
+            a live source unless --preset is given) and AAC (or --audio-codec lpcm; AAC at --audio-bitrate, default 128
             kbit/s for stereo, 64 for mono) into a QuickTime movie from a V4L2 camera (default
             /dev/video0), the test pattern, a Y4M file or recorded camera buffers (.yuyv, .uyvy,
             .nv12, .nv21, .rgb, .bgr, .i420 with --size and --fps, or a .mjpeg stream), and an ALSA

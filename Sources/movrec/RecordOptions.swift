@@ -18,7 +18,9 @@ struct RecordOptions {
     var orientation: VideoOrientation
     /// Whether `--rotation` was given, which `--gravity` excludes.
     var hasRotation: Bool
-    var encoder: H264EncoderSettings
+    var encoder: VideoEncoderSettings
+    /// Whether `--preset` was given.
+    var presetGiven: Bool
     var audioEncoding: AudioEncoderSettings
     /// `--no-clock-correction`: a microphone's audio keeps its own clock (the drift is still measured).
     var noClockCorrection: Bool
@@ -101,6 +103,7 @@ struct RecordOptions {
         size = try sizeText.map(Self.size)
         frameRate = try fpsText.map(parseFrameRate)
         encoder = try encoderText.settings()
+        presetGiven = encoderText.presetGiven
         audioEncoding = try Self.audioEncoding(codec: audioCodecText, bitrate: audioBitrateText)
         toneDrift = try toneDriftText.map { text in
             guard let ppm = Int64(text), abs(ppm) <= 9_000 else {
@@ -191,14 +194,26 @@ extension RecordOptions {
         return settings
     }
 
-    /// The x264 options: the preset, tune and profile as given, the numbers still text until the
-    /// whole command line has been read.
+    /// The encoder options: the codec, preset, tune and profile as given, the numbers still text
+    /// until the whole command line has been read.
     private struct EncoderText {
-        var given = H264EncoderSettings()
-        var crf, bitrate, keyint, bframes, threads, x264Params: String?
+        var given = VideoEncoderSettings()
+        var crf, bitrate, keyint, bframes, threads, x264Params, x265Params: String?
+        /// Whether `--preset` was given: without it a live HEVC recording gets one that keeps up.
+        var presetGiven = false
 
         init(taking args: inout Arguments) throws {
-            if let preset = try args.option("--preset") { given.preset = preset }
+            if let codec = try args.option("--codec") {
+                switch codec {
+                case "h264", "avc", "avc1": given.codec = .h264
+                case "hevc", "h265", "hvc1": given.codec = .hevc
+                default: throw Arguments.UsageError(description: "--codec \(codec) is not h264 or hevc")
+                }
+            }
+            if let preset = try args.option("--preset") {
+                given.preset = preset
+                presetGiven = true
+            }
             given.tune = try args.option("--tune")
             if let profile = try args.option("--profile") { given.profile = profile }
             crf = try args.option("--crf")
@@ -207,9 +222,12 @@ extension RecordOptions {
             bframes = try args.option("--bframes")
             threads = try args.option("--threads")
             x264Params = try args.option("--x264-params")
+            x265Params = try args.option("--x265-params")
+            if x264Params != nil && given.codec != .h264 { throw Arguments.UsageError(description: "--x264-params needs --codec h264") }
+            if x265Params != nil && given.codec != .hevc { throw Arguments.UsageError(description: "--x265-params needs --codec hevc") }
         }
 
-        func settings() throws -> H264EncoderSettings {
+        func settings() throws -> VideoEncoderSettings {
             var settings = given
             if crf != nil && bitrate != nil { throw Arguments.UsageError(description: "--crf and --bitrate exclude each other") }
             if let crf {
@@ -225,7 +243,7 @@ extension RecordOptions {
             settings.keyframeInterval = try Self.wholeNumber(keyint, "--keyint")
             settings.maxBFrames = try Self.wholeNumber(bframes, "--bframes")
             settings.threads = try Self.wholeNumber(threads, "--threads") ?? 0
-            for pair in x264Params?.split(separator: ":") ?? [] {
+            for pair in (x264Params ?? x265Params)?.split(separator: ":") ?? [] {
                 let kv = pair.split(separator: "=", maxSplits: 1)
                 settings.options[String(kv[0])] = kv.count == 2 ? String(kv[1]) : "1"
             }

@@ -178,7 +178,7 @@ import MovieRecorder
                                             height: kind == "mjpeg" ? nil : Self.height, frameRate: FrameRate(frames: 25))
         #expect(source.format.width == Self.width && source.format.height == Self.height)
         #expect((source.format.color?.isFullRange ?? false) == (kind == "mjpeg"))
-        var settings = H264EncoderSettings()
+        var settings = VideoEncoderSettings()
         settings.preset = "ultrafast"
         settings.profile = "high444"
         settings.rateControl = .constantQuality(crf: 0)
@@ -227,7 +227,7 @@ import MovieRecorder
         bytes += pictures[3] + broken + pictures[5] + [UInt8](repeating: 0, count: 300) + pictures[6]
         try Data(bytes).write(to: URL(fileURLWithPath: damaged))
         #expect(try jpegPictures(damaged).count == 7)
-        let result = try await recordUntilEnd(try CameraReplaySource(path: damaged), to: movie, settings: H264EncoderSettings())
+        let result = try await recordUntilEnd(try CameraReplaySource(path: damaged), to: movie, settings: VideoEncoderSettings())
         #expect(result.frameCount == 5, "\(result)")
         #expect(result.corruptedFrameCount == 2, "\(result)")
         #expect(try decodeAllFrames(movie).errors.isEmpty)
@@ -241,7 +241,7 @@ import MovieRecorder
         try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-frames:v", "5", "-pix_fmt", "nv12", "-f", "rawvideo", input])
         let source = try CameraReplaySource(path: input, width: 320, height: 240)
         #expect(source.format.pixelFormat == .nv12 && source.cameraFormat == .nv12)
-        let result = try await recordUntilEnd(source, to: dir.file("out.mov"), settings: H264EncoderSettings())
+        let result = try await recordUntilEnd(source, to: dir.file("out.mov"), settings: VideoEncoderSettings())
         #expect(result.frameCount == 5)
     }
 
@@ -399,7 +399,7 @@ extension Array where Element == UInt8 {
 }
 
 /// Records `source` alone until it ends.
-func recordUntilEnd(_ source: any VideoSource, to path: String, settings: H264EncoderSettings) async throws -> RecordingResult {
+func recordUntilEnd(_ source: any VideoSource, to path: String, settings: VideoEncoderSettings) async throws -> RecordingResult {
     let session = CaptureSession()
     let output = MovieFileOutput(encoderSettings: settings)
     try await session.configure { config in

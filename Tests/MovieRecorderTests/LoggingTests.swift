@@ -13,7 +13,7 @@ import Testing
         MovieRecorderLogging.bootstrap(minimumLevel: .info) { message in received.withLock { $0.append(message) } }
         defer { MovieRecorderLogging.shutdown() }
         let format = VideoFormat(width: 320, height: 240, pixelFormat: .i420, frameRate: FrameRate(frames: 30))
-        let encoder = try H264Encoder(format: format, timescale: 600, settings: H264EncoderSettings())
+        let encoder = try H264Encoder(format: format, timescale: 600, settings: VideoEncoderSettings())
         encoder.close()
         let messages = received.withLock { $0 }.filter { $0.component == "x264" }
         // Opening an encoder, x264 says at info level which profile and level it chose.

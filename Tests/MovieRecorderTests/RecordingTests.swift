@@ -12,7 +12,7 @@ import Testing
     /// Runs a session with `video` and `audio` into a MovieFileOutput until the output finishes
     /// by itself (a source ends, a limit is reached) or `stopAfter` passes.
     func record(video: any VideoSource, audio: (any AudioSource)?, to path: String, orientation: VideoOrientation = .up,
-                settings: H264EncoderSettings = H264EncoderSettings(), maxDuration: Duration? = nil,
+                settings: VideoEncoderSettings = VideoEncoderSettings(), maxDuration: Duration? = nil,
                 stopAfter: Duration? = nil) async throws -> RecordingResult {
         let session = CaptureSession()
         let output = MovieFileOutput(encoderSettings: settings)
@@ -140,7 +140,7 @@ import Testing
         let dir = try TemporaryDirectory()
         defer { dir.cleanUp() }
         let path = dir.file("bframes.mov")
-        var settings = H264EncoderSettings()
+        var settings = VideoEncoderSettings()
         settings.preset = "medium"
         settings.maxBFrames = 3
         let result = try await record(
@@ -163,7 +163,7 @@ import Testing
         let dir = try TemporaryDirectory()
         defer { dir.cleanUp() }
         let path = dir.file("zl.mov")
-        var settings = H264EncoderSettings()
+        var settings = VideoEncoderSettings()
         settings.tune = "zerolatency"
         _ = try await record(
             video: TestPatternSource(width: 320, height: 240, frameRate: FrameRate(frames: 30), realTime: false, frameLimit: 30),
@@ -177,7 +177,7 @@ import Testing
         let dir = try TemporaryDirectory()
         defer { dir.cleanUp() }
         let path = dir.file("sei.mov")
-        var settings = H264EncoderSettings()
+        var settings = VideoEncoderSettings()
         settings.preset = "ultrafast"
         settings.keyframeInterval = 250
         _ = try await record(
@@ -200,7 +200,7 @@ import Testing
         let dir = try TemporaryDirectory()
         defer { dir.cleanUp() }
         let path = dir.file("slow.mov")
-        var settings = H264EncoderSettings()
+        var settings = VideoEncoderSettings()
         settings.preset = "veryslow"
         settings.threads = 1
         settings.options = ["rc-lookahead": "10"]  // a short flush at the end

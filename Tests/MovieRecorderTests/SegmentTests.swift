@@ -58,8 +58,8 @@ import Testing
     }
 
     /// x264 lossless (4:2:0 in, decoded bit-identical), with or without B-frames.
-    func lossless(bFrames: Bool) -> H264EncoderSettings {
-        var settings = H264EncoderSettings()
+    func lossless(bFrames: Bool) -> VideoEncoderSettings {
+        var settings = VideoEncoderSettings()
         settings.rateControl = .constantQuality(crf: 0)
         settings.profile = "high444"
         settings.maxBFrames = bFrames ? 3 : 0

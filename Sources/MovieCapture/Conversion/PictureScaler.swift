@@ -37,8 +37,9 @@ package enum PictureScaler {
                           sequenceNumber: frame.sequenceNumber, storage: owner(base, byteCount))
     }
 
-    /// NV12 as a packed I420 frame of the same size.
-    private static func i420(_ frame: VideoFrame) -> VideoFrame {
+    /// NV12 as a packed I420 frame of the same size, for an encoder that takes planar chroma.
+    /// - Precondition: ``load()`` succeeded.
+    package static func i420(_ frame: VideoFrame) -> VideoFrame {
         let width = frame.width, height = frame.height
         let chromaWidth = (width + 1) / 2, chromaHeight = (height + 1) / 2
         let byteCount = PixelFormat.i420.byteCount(width: width, height: height)

@@ -90,15 +90,33 @@ package struct VideoSampleEntry: Hashable, Sendable {
     /// sample aspect ratio is known, and a `colr` 'nclc' when the colours are described.
     package init(h264 configuration: AVCDecoderConfiguration, width: UInt16, height: UInt16,
                 pixelAspectRatio: SampleAspectRatio? = nil, color: ColorDescription? = nil) {
-        var extensions = [Extension(type: "avcC", body: configuration.atomBody)]
-        if let ratio = pixelAspectRatio ?? configuration.sps.sampleAspectRatio {
+        let extensions = [Extension(type: "avcC", body: configuration.atomBody)]
+            + Self.pictureExtensions(aspectRatio: pixelAspectRatio ?? configuration.sps.sampleAspectRatio,
+                                     color: color ?? configuration.sps.colorDescription)
+        self.init(format: "avc1", width: width, height: height, compressorName: "H.264", extensions: extensions)
+    }
+
+    /// The entry for HEVC as Apple writes it: 'hvc1', whose parameter sets live only in its
+    /// complete `hvcC`, then `pasp` and `colr` as for H.264.
+    package init(hevc configuration: HEVCDecoderConfiguration, width: UInt16, height: UInt16,
+                pixelAspectRatio: SampleAspectRatio? = nil, color: ColorDescription? = nil) {
+        let extensions = [Extension(type: "hvcC", body: configuration.atomBody)]
+            + Self.pictureExtensions(aspectRatio: pixelAspectRatio ?? configuration.sps.sampleAspectRatio,
+                                     color: color ?? configuration.sps.colorDescription)
+        self.init(format: "hvc1", width: width, height: height, compressorName: "HEVC", extensions: extensions)
+    }
+
+    /// A `pasp` when a sample aspect ratio is known and a `colr` when the colours are described.
+    private static func pictureExtensions(aspectRatio: SampleAspectRatio?, color: ColorDescription?) -> [Extension] {
+        var extensions: [Extension] = []
+        if let ratio = aspectRatio {
             extensions.append(Extension(type: "pasp", body: PixelAspectRatioAtom(
                 horizontalSpacing: ratio.horizontal, verticalSpacing: ratio.vertical).bodyBytes))
         }
-        if let color = color ?? configuration.sps.colorDescription {
+        if let color {
             extensions.append(Extension(type: "colr", body: ColorParameterAtom(color).bodyBytes))
         }
-        self.init(format: "avc1", width: width, height: height, compressorName: "H.264", extensions: extensions)
+        return extensions
     }
 
     package var descriptionEntry: SampleDescriptionAtom.Entry {

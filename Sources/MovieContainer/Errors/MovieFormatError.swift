@@ -25,7 +25,7 @@ public struct MovieFormatError: Error, Hashable, Sendable, CustomStringConvertib
         public static let treeTooLarge = Code("treeTooLarge")
         /// A field holds a value the format does not allow.
         public static let invalidValue = Code("invalidValue")
-        /// An H.264 parameter set or slice header could not be parsed.
+        /// An H.264 or HEVC parameter set or slice header could not be parsed.
         public static let invalidBitstream = Code("invalidBitstream")
     }
 
@@ -73,7 +73,7 @@ public struct MovieFormatError: Error, Hashable, Sendable, CustomStringConvertib
         Self(code: .missingAtom, atom: atom, message: "\(parent) has no '\(atom)' atom, which QuickTime requires there")
     }
 
-    static func invalidBitstream(_ what: String) -> Self {
-        Self(code: .invalidBitstream, atom: nil, message: "H.264 bitstream: \(what)")
+    static func invalidBitstream(_ what: String, codec: String = "H.264") -> Self {
+        Self(code: .invalidBitstream, atom: nil, message: "\(codec) bitstream: \(what)")
     }
 }

@@ -1,8 +1,10 @@
-/// Reads the bits of an H.264 RBSP: fixed-width fields and Exp-Golomb codes (ITU-T H.264 §7.2,
+/// Reads the bits of an H.264 or HEVC RBSP: fixed-width fields and Exp-Golomb codes (ITU-T H.264 §7.2,
 /// §9.1).
 struct BitReader {
     private let bytes: [UInt8]
     private var bitPosition = 0
+    /// The codec its errors name: "H.264" or "HEVC".
+    var codec = "H.264"
 
     /// Creates a reader over a NAL unit's payload with its emulation-prevention bytes removed.
     init(nalPayload: some Collection<UInt8>) {
@@ -34,7 +36,7 @@ struct BitReader {
     var bitsLeft: Int { bytes.count * 8 - bitPosition }
 
     mutating func bit() throws(MovieFormatError) -> UInt32 {
-        guard bitPosition < bytes.count * 8 else { throw .invalidBitstream("a parameter set ends too early") }
+        guard bitPosition < bytes.count * 8 else { throw .invalidBitstream("a parameter set ends too early", codec: codec) }
         let byte = bytes[bitPosition >> 3]
         let value = (byte >> (7 - UInt8(bitPosition & 7))) & 1
         bitPosition += 1
@@ -54,7 +56,7 @@ struct BitReader {
         var leadingZeros = 0
         while try bit() == 0 {
             leadingZeros += 1
-            guard leadingZeros < 32 else { throw .invalidBitstream("an Exp-Golomb code is longer than 32 bits") }
+            guard leadingZeros < 32 else { throw .invalidBitstream("an Exp-Golomb code is longer than 32 bits", codec: codec) }
         }
         return (UInt32(1) << leadingZeros) - 1 + (try bits(leadingZeros))
     }
@@ -62,7 +64,7 @@ struct BitReader {
     /// ue(v) that must not exceed `limit` (so sums built on it cannot overflow).
     mutating func ue(atMost limit: UInt32, _ field: String) throws(MovieFormatError) -> UInt32 {
         let value = try ue()
-        guard value <= limit else { throw .invalidBitstream("\(field) \(value) is out of range") }
+        guard value <= limit else { throw .invalidBitstream("\(field) \(value) is out of range", codec: codec) }
         return value
     }
 

@@ -99,14 +99,9 @@ package struct SequenceParameterSet: Hashable, Sendable {
         if r.bitsLeft > 0, try r.flag() {  // vui_parameters_present_flag
             if try r.flag() {  // aspect_ratio_info_present_flag
                 let idc = try r.bits(8)
-                if idc == 255 {
-                    sampleAspectRatio = SampleAspectRatio(horizontal: try r.bits(16), vertical: try r.bits(16))
-                } else if idc >= 1 && idc <= 16 {
-                    let table: [(UInt32, UInt32)] = [(1, 1), (12, 11), (10, 11), (16, 11), (40, 33), (24, 11), (20, 11),
-                                                     (32, 11), (80, 33), (18, 11), (15, 11), (64, 33), (160, 99),
-                                                     (4, 3), (3, 2), (2, 1)]
-                    sampleAspectRatio = SampleAspectRatio(horizontal: table[Int(idc) - 1].0, vertical: table[Int(idc) - 1].1)
-                }
+                sampleAspectRatio = idc == 255
+                    ? SampleAspectRatio(horizontal: try r.bits(16), vertical: try r.bits(16))
+                    : SampleAspectRatio(indicator: idc)
             }
             if try r.flag() { _ = try r.flag() }  // overscan
             if try r.flag() {  // video_signal_type_present_flag

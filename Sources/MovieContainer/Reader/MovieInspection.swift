@@ -50,6 +50,9 @@ public struct MovieInspection: Sendable {
             line += ", \(Self.seconds(track.mediaDurationSeconds)) s, \(track.sampleCount) samples, time scale \(track.mediaHeader.timescale)"
             lines.append(line)
             if track.mediaType == "vide" {
+                if let codec = track.codecString, let profile = track.profileDescription {
+                    lines.append("  codec: \(codec) (\(profile))")
+                }
                 lines.append("  matrix: \(track.header.matrix)")
                 lines.append("  orientation: " + Self.orientationText(track.orientation))
             }
@@ -103,6 +106,8 @@ public struct MovieInspection: Sendable {
                 if track.mediaType == "vide" {
                     fields.append(("width", .number(Double(track.videoEntry?.width ?? UInt16(track.width)))))
                     fields.append(("height", .number(Double(track.videoEntry?.height ?? UInt16(track.height)))))
+                    if let codec = track.codecString { fields.append(("codecString", .string(codec))) }
+                    if let profile = track.profileDescription { fields.append(("profile", .string(profile))) }
                     fields.append(("matrix", .array(track.header.matrix.values.map { .number(Double($0)) })))
                     if let o = track.orientation {
                         fields.append(("rotation", .number(Double(o.rotationAngle))))

@@ -47,6 +47,14 @@ public struct TrackInfo: Sendable {
         return try? VideoSampleEntry(sampleDescription)
     }
 
+    /// The codecs parameter of a MIME type for a video track (RFC 6381), such as
+    /// `avc1.64001F` or `hvc1.1.6.L93.B0`; `nil` for other tracks and formats.
+    public var codecString: String? { videoEntry?.codecString }
+
+    /// A video track's profile, tier and level in words, such as "HEVC Main, Main tier, level
+    /// 3.1", read from its `avcC` or `hvcC`; `nil` for other tracks and formats.
+    public var profileDescription: String? { videoEntry?.profileDescription }
+
     /// The colour description of a video track's `colr` atom ('nclc', or 'nclx' with its
     /// full-range bit), if it has one.
     public var color: ColorDescription? {

@@ -24,9 +24,7 @@ package struct CMAFWriter: Sendable {
     /// RFC 6381 and HLS's `CODECS` attribute spell it.
     package var codecs: String {
         var list: [String] = []
-        if let avcC = video.sampleEntry.extensions.first(where: { $0.type == "avcC" })?.body, avcC.count >= 4 {
-            list.append("avc1." + avcC[1...3].map { hex($0) }.joined())
-        }
+        if let video = video.sampleEntry.codecString { list.append(video) }
         if let audio { list.append("mp4a.40.\(audio.objectType)") }
         return list.joined(separator: ",")
     }
@@ -172,9 +170,4 @@ package struct CMAFWriter: Sendable {
         }
         return position
     }
-}
-
-private func hex(_ byte: UInt8) -> String {
-    let digits = Array("0123456789ABCDEF")
-    return String([digits[Int(byte >> 4)], digits[Int(byte & 15)]])
 }

@@ -35,6 +35,16 @@ public struct VideoTrackFormat: Sendable {
         self.init(sampleEntry: entry, timescale: timescale, orientation: orientation,
                   nominalFrameDuration: nominalFrameDuration)
     }
+
+    /// An HEVC track ('hvc1') whose size, aspect ratio and colours come from the SPS unless given.
+    public init(hevc configuration: HEVCDecoderConfiguration, timescale: UInt32 = 600,
+                orientation: VideoOrientation = .up, nominalFrameDuration: UInt32? = nil,
+                color: ColorDescription? = nil) {
+        let entry = VideoSampleEntry(hevc: configuration, width: UInt16(configuration.sps.width),
+                                     height: UInt16(configuration.sps.height), color: color)
+        self.init(sampleEntry: entry, timescale: timescale, orientation: orientation,
+                  nominalFrameDuration: nominalFrameDuration)
+    }
 }
 
 /// What an audio track holds: uncompressed PCM, whose every sample is one frame, or AAC,

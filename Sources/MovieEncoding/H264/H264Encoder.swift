@@ -8,7 +8,7 @@ internal import CX264
 /// kept for `avcC` rather than repeated in the stream.
 ///
 /// Used from one thread at a time (the recording's encoding thread).
-package final class H264Encoder: @unchecked Sendable {
+package final class H264Encoder: VideoEncoder, @unchecked Sendable {
     // @unchecked: the x264 handle is used by one thread at a time, handed over before use.
     private var handle: OpaquePointer?
     /// The stream's SPS and PPS, for `avcC`.
@@ -22,7 +22,7 @@ package final class H264Encoder: @unchecked Sendable {
 
     /// Opens an encoder for frames of `format` stamped in ticks of `timescale`.
     /// - Throws: ``EncoderError`` naming the setting libx264 refused.
-    package init(format: VideoFormat, timescale: UInt32, settings: H264EncoderSettings) throws {
+    package init(format: VideoFormat, timescale: UInt32, settings: VideoEncoderSettings) throws {
         self.format = format
         guard format.width > 0, format.height > 0, format.width % 2 == 0, format.height % 2 == 0 else {
             throw EncoderError(message: "H.264 encoder: \(format.width)x\(format.height) cannot be encoded as 4:2:0; width and height must be even")
@@ -50,7 +50,7 @@ package final class H264Encoder: @unchecked Sendable {
         param.i_keyint_max = Int32(settings.keyframeInterval
             ?? max(1, Int((2 * UInt64(format.frameRate.frames) + UInt64(format.frameRate.seconds) - 1) / UInt64(format.frameRate.seconds))))
         if let b = settings.maxBFrames { param.i_bframe = Int32(b) }
-        switch settings.rateControl {
+        switch settings.effectiveRateControl {
         case .constantQuality(let crf):
             guard crf >= 0, crf <= 51 else { throw EncoderError(message: "H.264 encoder: CRF \(crf) is outside 0...51") }
             param.rc.i_rc_method = X264_RC_CRF
@@ -75,7 +75,8 @@ package final class H264Encoder: @unchecked Sendable {
             default: throw EncoderError(message: "H.264 encoder: x264 option '\(name)' does not take the value '\(value)'")
             }
         }
-        if let profile = settings.profile, CX264_is_known_name(2, profile) == 0 || x264_param_apply_profile(&param, profile) != 0 {
+        let profile = settings.effectiveProfile
+        if CX264_is_known_name(2, profile) == 0 || x264_param_apply_profile(&param, profile) != 0 {
             throw EncoderError(message: "H.264 encoder: profile '\(profile)' is unknown or cannot encode \(format.pixelFormat.rawValue) with these settings; use baseline, main or high")
         }
         guard let opened = CX264_encoder_open(&param) else {
@@ -107,6 +108,12 @@ package final class H264Encoder: @unchecked Sendable {
             handle = nil
             throw EncoderError(message: "H.264 encoder: libx264's parameter sets did not parse: \(error.message)")
         }
+    }
+
+    package func trackFormat(timescale: UInt32, orientation: VideoOrientation, nominalFrameDuration: UInt32?,
+                             color: ColorDescription?) -> VideoTrackFormat {
+        VideoTrackFormat(h264: configuration, timescale: timescale, orientation: orientation,
+                         nominalFrameDuration: nominalFrameDuration, color: color)
     }
 
     deinit {

@@ -4,6 +4,7 @@ internal import CAVCodec
 internal import CTurboJPEG
 internal import CV4L2
 internal import CX264
+internal import CX265
 internal import CYUV
 internal import CSampleRate
 internal import CHeif
@@ -19,12 +20,13 @@ internal import CMicroHTTPD
 /// the places that start using a library call ``load()`` first, so a missing one is a typed error
 /// naming the package to install instead of a failure at start.
 package enum SystemLibrary: CaseIterable {
-    case x264, alsa, v4l2, v4lconvert, turboJPEG, avcodec, yuv, samplerate, heif, microhttpd
+    case x264, x265, alsa, v4l2, v4lconvert, turboJPEG, avcodec, yuv, samplerate, heif, microhttpd
 
     /// The file `dlopen` is asked for.
     package var soname: String {
         switch self {
         case .x264: "libx264.so.\(CX264_build())"
+        case .x265: "libx265.so.\(CX265_build())"
         case .alsa: "libasound.so.2"
         case .v4l2: "libv4l2.so.0"
         case .v4lconvert: "libv4lconvert.so.0"
@@ -41,6 +43,7 @@ package enum SystemLibrary: CaseIterable {
     package var package: String {
         switch self {
         case .x264: "libx264-\(CX264_build())"
+        case .x265: "libx265-\(CX265_build())"
         case .alsa: "libasound2"
         case .v4l2, .v4lconvert: "libv4l-0"
         case .turboJPEG: "libturbojpeg0"
@@ -57,6 +60,7 @@ package enum SystemLibrary: CaseIterable {
     package func load() -> String? {
         let failure: UnsafePointer<CChar>? = switch self {
         case .x264: CX264_load()
+        case .x265: CX265_load()
         case .alsa: CALSA_load()
         case .v4l2: CV4L2_load()
         case .v4lconvert: CV4L2_loadConvert()

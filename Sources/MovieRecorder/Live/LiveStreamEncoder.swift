@@ -77,7 +77,7 @@ final class LiveStreamEncoder {
         partTicks = partFrames * frameTicks
         let segmentParts = max(1, (UInt64(settings.segmentDuration / .nanoseconds(Int64(partTicks * 1_000_000_000 / UInt64(Self.timescale))))))
         segmentTicks = segmentParts * partTicks
-        var encoderSettings = H264EncoderSettings()
+        var encoderSettings = VideoEncoderSettings()
         encoderSettings.preset = settings.preset
         encoderSettings.tune = "zerolatency"
         encoderSettings.rateControl = settings.rateControl

@@ -19,7 +19,7 @@ public struct LiveStreamSettings: Hashable, Sendable {
     /// The x264 preset of the stream's encoder.
     public var preset = "ultrafast"
     /// How the stream's bits are spent; constant quality 26 by default.
-    public var rateControl = H264EncoderSettings.RateControl.constantQuality(crf: 26)
+    public var rateControl = VideoEncoderSettings.RateControl.constantQuality(crf: 26)
     /// The longest a part (LL-HLS's partial segment) lasts; it holds whole frames, so at 30 fps
     /// 200 ms is six frames.
     public var partTarget: Duration = .milliseconds(200)

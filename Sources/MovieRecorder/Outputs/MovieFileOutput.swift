@@ -46,7 +46,7 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
     private struct State {
         var angle: Double = 0
         var mirrored = false
-        var encoderSettings = H264EncoderSettings()
+        var encoderSettings = VideoEncoderSettings()
         var audioSettings = AudioEncoderSettings.aac
         var audioClockCorrection = true
         var maxRecordedDuration: Duration?
@@ -73,7 +73,7 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
     public let events: AsyncStream<Event>
 
     /// Creates an output with the given encoder settings.
-    public init(encoderSettings: H264EncoderSettings = H264EncoderSettings()) {
+    public init(encoderSettings: VideoEncoderSettings = VideoEncoderSettings()) {
         (events, eventContinuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .bufferingNewest(64))
         state.withLock { $0.encoderSettings = encoderSettings }
     }
@@ -111,7 +111,7 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
     public var audioClockDrift: Double? { state.withLock { $0.pipeline }?.audioClockDrift }
 
     /// How the next recording's video is encoded.
-    public var encoderSettings: H264EncoderSettings {
+    public var encoderSettings: VideoEncoderSettings {
         get { state.withLock { $0.encoderSettings } }
         set { state.withLock { $0.encoderSettings = newValue } }
     }

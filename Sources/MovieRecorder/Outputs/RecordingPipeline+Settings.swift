@@ -10,7 +10,7 @@ extension RecordingPipeline {
         /// The first file's path.
         var path: String
         var overwrite: Bool
-        var encoder: H264EncoderSettings
+        var encoder: VideoEncoderSettings
         var audio: AudioEncoderSettings = .aac
         /// Whether audio from a device with a clock of its own is resampled to follow the system clock.
         var audioClockCorrection = true

@@ -47,7 +47,7 @@ final class RecordingPipeline: Sendable {
     /// Woken when a frame is queued or the recording stops or fails: what an audio source held
     /// back by ``waitForVideo(reaching:)`` waits for.
     let videoProgressed = WakeSignal()
-    let encoder: H264Encoder
+    let encoder: any VideoEncoder
     /// What every segment's tracks hold.
     let tracks: RecordingSegment.Tracks
     /// The first segment, created with the recording; the writing thread creates the others.
@@ -98,7 +98,7 @@ final class RecordingPipeline: Sendable {
         timescale = rate.timescale
         frames = BoundedQueue(capacity: video.isLive ? 4 : 8)
         do {
-            encoder = try H264Encoder(format: video.format, timescale: timescale, settings: settings.encoder)
+            encoder = try makeVideoEncoder(format: video.format, timescale: timescale, settings: settings.encoder)
         } catch let error as EncoderError {
             throw RecordingError(.encoderFailed, "MovieFileOutput: starting the encoder: \(error.message)", underlyingError: error)
         }
@@ -120,8 +120,8 @@ final class RecordingPipeline: Sendable {
         }
         let aacFormat = aacEncoder?.format
         tracks = RecordingSegment.Tracks(
-            video: VideoTrackFormat(h264: encoder.configuration, timescale: timescale, orientation: settings.orientation,
-                                    nominalFrameDuration: rate.frameDuration),
+            video: encoder.trackFormat(timescale: timescale, orientation: settings.orientation,
+                                       nominalFrameDuration: rate.frameDuration, color: nil),
             audio: sources.audio.map { audio in aacFormat.map { AudioTrackFormat(aac: $0) } ?? AudioTrackFormat(pcm: audio.format) })
         do {
             firstSegment = try RecordingSegment(index: 0, path: settings.path, overwrite: settings.overwrite,

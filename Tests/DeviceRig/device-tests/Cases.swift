@@ -57,11 +57,11 @@ final class Cases {
     /// (there libx264's default `veryfast` needs the whole CPU for 640x480 at 25 fps and the
     /// recording drops frames, as it should). DEVICE_TESTS_PRESET overrides the preset and
     /// DEVICE_TESTS_X264 adds x264 options ("crf=30,threads=1").
-    let encoder: H264EncoderSettings
+    let encoder: VideoEncoderSettings
 
     init(report: Report) {
         self.report = report
-        var encoder = H264EncoderSettings()
+        var encoder = VideoEncoderSettings()
         encoder.preset = "ultrafast"
         if let preset = getenv("DEVICE_TESTS_PRESET") { encoder.preset = String(cString: preset) }
         if let options = getenv("DEVICE_TESTS_X264") {

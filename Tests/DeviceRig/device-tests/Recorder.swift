@@ -124,7 +124,7 @@ enum Recorder {
     ///   - settle: how long the session runs before recording starts.
     ///   - timeout: how long to wait for the output to finish before stopping it.
     static func record(camera: V4L2Camera, microphone: ALSAMicrophone?, to path: String,
-                       orientation: VideoOrientation = .up, encoder: H264EncoderSettings,
+                       orientation: VideoOrientation = .up, encoder: VideoEncoderSettings,
                        maxDuration: Duration, settle: Duration = .zero, timeout: Duration = .seconds(30),
                        during: (@Sendable () async throws -> Void)? = nil) async throws -> Recording {
         let observed = ObservedCamera(camera)

@@ -2,9 +2,9 @@ import MovieContainer
 import MoviePlatform
 import MovieCapture
 
-/// An error from the H.264 encoder: bad settings, or libx264 failing.
+/// An error from a video encoder: bad settings, or libx264 or libx265 failing.
 public struct EncoderError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// A sentence that names the setting or the libx264 step that failed, and what to use instead
+    /// A sentence that names the setting or the encoder library's step that failed, and what to use instead
     /// where it can.
     public let message: String
     /// A textual representation of the error: its ``message``.

@@ -1,0 +1,34 @@
+import MovieContainer
+import MoviePlatform
+import MovieCapture
+
+/// A video encoder a recording drives from its encoding thread: frames in, access units of
+/// length-prefixed NAL units out, the parameter sets kept for the sample description.
+package protocol VideoEncoder: AnyObject, Sendable {
+    /// The frames it takes.
+    var format: VideoFormat { get }
+    /// The sample description for a movie track of this stream ('avc1' or 'hvc1').
+    func trackFormat(timescale: UInt32, orientation: VideoOrientation, nominalFrameDuration: UInt32?,
+                     color: ColorDescription?) -> VideoTrackFormat
+    /// Encodes a frame stamped `presentationTime` (track ticks, increasing); returns the access
+    /// unit the encoder finished, if any (with B-frames and lookahead, output lags input).
+    func encode(_ frame: VideoFrame, presentationTime: Int64, forceKeyframe: Bool) throws -> EncodedVideoSample?
+    /// Drains the frames the encoder still holds; call at the end.
+    func flush() throws -> [EncodedVideoSample]
+    /// Releases the encoder library's encoder.
+    func close()
+}
+
+/// Opens the encoder `settings.codec` names for frames of `format` stamped in ticks of `timescale`.
+/// - Throws: ``EncoderError`` naming the setting the library refused, or the package to install.
+package func makeVideoEncoder(format: VideoFormat, timescale: UInt32, settings: VideoEncoderSettings) throws -> any VideoEncoder {
+    switch settings.codec {
+    case .h264: try H264Encoder(format: format, timescale: timescale, settings: settings)
+    case .hevc: try HEVCEncoder(format: format, timescale: timescale, settings: settings)
+    }
+}
+
+/// The codecs whose encoder library opens on this machine, H.264 first.
+package func availableVideoCodecTypes() -> [VideoCodecType] {
+    VideoCodecType.allCases.filter { ($0 == .h264 ? SystemLibrary.x264 : SystemLibrary.x265).load() == nil }
+}
