@@ -9,6 +9,8 @@ public struct HEVCDecoderConfiguration: Hashable, Sendable {
     public let pictureParameterSets: [[UInt8]]
     /// The first SPS, parsed.
     package let sps: HEVCSequenceParameterSet
+    /// The first PPS, parsed.
+    package let pps: HEVCPictureParameterSet
     /// The general profile, tier and level over every VPS and SPS: flags ANDed, the highest
     /// profile, tier and level.
     package let profileTierLevel: HEVCProfileTierLevel
@@ -51,7 +53,8 @@ public struct HEVCDecoderConfiguration: Hashable, Sendable {
         profileTierLevel = ptl
         let segmentation = parsedSPS.map(\.minSpatialSegmentation).filter { $0 > 0 }.min() ?? 0
         minSpatialSegmentation = segmentation
-        parallelismType = segmentation == 0 ? 0 : try Self.parallelism(ofPPS: ppss[0])
+        pps = try HEVCPictureParameterSet(nalUnit: ppss[0])
+        parallelismType = segmentation == 0 ? 0 : pps.parallelismType
         temporalLayerCount = (parsedVPS.map(\.maxSubLayersMinus1) + parsedSPS.map(\.maxSubLayersMinus1)).max()! + 1
         isTemporalIDNested = parsedVPS.allSatisfy(\.nested) && parsedSPS.allSatisfy(\.temporalIDNesting)
     }
@@ -123,25 +126,6 @@ public struct HEVCDecoderConfiguration: Hashable, Sendable {
         let nested = try r.flag()
         _ = try r.bits(16)  // vps_reserved_0xffff_16bits
         return (try HEVCProfileTierLevel(&r, maxSubLayersMinus1: subLayers), subLayers, nested)
-    }
-
-    /// `parallelismType` from a PPS's tiles and entropy coding sync flags (§7.3.2.3.1).
-    private static func parallelism(ofPPS nal: [UInt8]) throws(MovieFormatError) -> UInt8 {
-        var r = BitReader(nalPayload: nal.dropFirst(2))
-        r.codec = "HEVC"
-        _ = try r.ue()  // pps_pic_parameter_set_id
-        _ = try r.ue()  // pps_seq_parameter_set_id
-        _ = try r.bits(7)  // dependent slices, output flag, extra slice header bits, sign hiding, cabac init
-        _ = try r.ue()
-        _ = try r.ue()  // num_ref_idx_l0/l1_default_active_minus1
-        _ = try r.se()  // init_qp_minus26
-        _ = try r.bits(2)  // constrained_intra_pred_flag, transform_skip_enabled_flag
-        if try r.flag() { _ = try r.ue() }  // cu_qp_delta_enabled_flag, diff_cu_qp_delta_depth
-        _ = try r.se()
-        _ = try r.se()  // pps_cb_qp_offset, pps_cr_qp_offset
-        _ = try r.bits(4)  // slice chroma offsets, weighted prediction, weighted bi-prediction, transquant bypass
-        let tiles = try r.flag(), wavefront = try r.flag()
-        return tiles && wavefront ? 0 : wavefront ? 3 : tiles ? 2 : 1
     }
 }
 

@@ -5,6 +5,7 @@ package struct HEVCSequenceParameterSet: Hashable, Sendable {
     package var temporalIDNesting: Bool
     package var profileTierLevel: HEVCProfileTierLevel
     package var chromaFormat: UInt32
+    package var separateColourPlane = false
     package var bitDepthLuma: UInt32
     package var bitDepthChroma: UInt32
     /// The displayed width in pixels, after the conformance window.
@@ -34,7 +35,7 @@ package struct HEVCSequenceParameterSet: Hashable, Sendable {
         profileTierLevel = try HEVCProfileTierLevel(&r, maxSubLayersMinus1: maxSubLayersMinus1)
         _ = try r.ue(atMost: 15, "sps_seq_parameter_set_id")
         chromaFormat = try r.ue(atMost: 3, "chroma_format_idc")
-        if chromaFormat == 3 { _ = try r.flag() }  // separate_colour_plane_flag
+        if chromaFormat == 3 { separateColourPlane = try r.flag() }
         let codedWidth = Int(try r.ue()), codedHeight = Int(try r.ue())
         var window = (left: 0, right: 0, top: 0, bottom: 0)
         if try r.flag() { window = (Int(try r.ue()), Int(try r.ue()), Int(try r.ue()), Int(try r.ue())) }

@@ -246,7 +246,7 @@ private struct MuxSession {
     private(set) var videoFrameCount = 0
     private var audioDone: UInt64 = 0
 
-    init(configuration h264: AVCDecoderConfiguration, audio: (wav: WAVFile, path: String)?, audioBytes: ImmutableBytes,
+    init(configuration video: VideoDecoderConfiguration, audio: (wav: WAVFile, path: String)?, audioBytes: ImmutableBytes,
          sink: any MovieByteSink, options: StreamMuxer.Options, delay: Int) throws {
         let now = QuickTimeTimestamp(unixSeconds: Int64(SystemClock.unixSeconds()))
         var configuration = MovieWriter.Configuration(creationTime: options.creationTime ?? now, metadata: options.metadata)
@@ -256,8 +256,8 @@ private struct MuxSession {
         let writer = MovieWriter(sink: sink, configuration: configuration)
         self.writer = writer
         rate = options.frameRate
-        videoTrack = try writer.addVideoTrack(VideoTrackFormat(
-            h264: h264, timescale: rate.timescale, orientation: options.orientation, nominalFrameDuration: options.frameRate.frameDuration))
+        videoTrack = try writer.addVideoTrack(video.trackFormat(
+            timescale: rate.timescale, orientation: options.orientation, nominalFrameDuration: options.frameRate.frameDuration))
         self.audio = audio
         frameTicks = Int64(rate.frameDuration)
         self.delay = Int64(delay)

@@ -16,12 +16,12 @@ final class StreamReader: @unchecked Sendable {
 
     /// What the parameter sets said.
     struct Bound {
-        var configuration: AVCDecoderConfiguration
+        var configuration: VideoDecoderConfiguration
         var reorderBound: Int
     }
 
     private enum Message {
-        case configuration(AVCDecoderConfiguration, reorderBound: Int)
+        case configuration(VideoDecoderConfiguration, reorderBound: Int)
         /// Pictures in decode order; their `nalUnits` index `units`.
         case pictures(units: [Range<Int>], pictures: [AnnexBStream.PictureParser.Picture])
         case failed(MovieFormatError)
@@ -128,8 +128,7 @@ final class StreamReader: @unchecked Sendable {
                 var units: [Range<Int>] = []
                 // Until the first slice: the units so far, and the first SPS and PPS.
                 var prelude: [(unit: Range<Int>, header: UInt8)] = []
-                var parameterSets: [[UInt8]] = []
-                var haveSPS = false, havePPS = false
+                var codec: AnnexBStream.Codec?
                 var parser: AnnexBStream.PictureParser?
                 var position = 0, audioFaulted = 0, pictureCount = 0
                 var nextSegmentSize = min(segmentSize, firstSegmentSize)
@@ -150,31 +149,30 @@ final class StreamReader: @unchecked Sendable {
                         var from = 0
                         if parser == nil {
                             from = units.count  // all prelude, unless a slice comes
+                            if codec == nil, let first = units.first { codec = AnnexBStream.Codec.detect(firstUnit: first, in: buffer) }
                             for i in units.indices {
-                                let type = headers[i] & 0x1F
-                                if type == 1 || type == 5 {
-                                    guard haveSPS, havePPS else {
-                                        queue.push(.wholeStreamNeeded)
-                                        return
-                                    }
-                                    let configuration = try AVCDecoderConfiguration(parameterSets: parameterSets)
-                                    guard let bound = configuration.sps.maxNumReorderFrames else {
-                                        queue.push(.wholeStreamNeeded)
-                                        return
-                                    }
-                                    guard queue.push(.configuration(configuration, reorderBound: Int(bound))) else { return }
-                                    var started = AnnexBStream.PictureParser(sps: configuration.sps)
-                                    try started.add(prelude.map(\.unit)[...], headers: prelude.map(\.header)[...], of: buffer,
-                                                    keeping: &kept, pictures: &pictures)
-                                    parser = started
-                                    from = i
-                                    break
+                                guard let codec, codec.isSlice(codec.type(headers[i])) else {
+                                    prelude.append((units[i], headers[i]))
+                                    continue
                                 }
-                                if (type == 7 && !haveSPS) || (type == 8 && !havePPS) {
-                                    parameterSets.append(Array(buffer[units[i]]))
-                                    if type == 7 { haveSPS = true } else { havePPS = true }
+                                let parameterSets = AnnexBStream.firstParameterSets(prelude.lazy.map { ($0.unit, $0.header) },
+                                                                                    codec: codec, in: buffer)
+                                guard parameterSets.complete else {
+                                    queue.push(.wholeStreamNeeded)
+                                    return
                                 }
-                                prelude.append((units[i], headers[i]))
+                                let configuration = try VideoDecoderConfiguration(parameterSets: parameterSets.sets, codec: codec)
+                                guard let bound = configuration.reorderBound else {
+                                    queue.push(.wholeStreamNeeded)
+                                    return
+                                }
+                                guard queue.push(.configuration(configuration, reorderBound: Int(bound))) else { return }
+                                var started = AnnexBStream.PictureParser(configuration: configuration)
+                                try started.add(prelude.map(\.unit)[...], headers: prelude.map(\.header)[...], of: buffer,
+                                                keeping: &kept, pictures: &pictures)
+                                parser = started
+                                from = i
+                                break
                             }
                         }
                         if parser != nil {

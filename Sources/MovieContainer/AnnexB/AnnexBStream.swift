@@ -1,6 +1,6 @@
-/// Splits an H.264 Annex-B byte stream into NAL units and groups them into access units with
-/// their presentation order, so a raw `.264` file can be muxed (ITU-T H.264 Annex B, §7.4.1.2.3,
-/// §8.2.1).
+/// Splits an H.264 or HEVC Annex-B byte stream into NAL units and groups them into access units
+/// with their presentation order, so a raw `.264` or `.265` file can be muxed (ITU-T H.264 Annex
+/// B, §7.4.1.2.3, §8.2.1; ITU-T H.265 §7.4.2.4.4, §8.3.1).
 ///
 /// The stream keeps its bytes and describes each NAL unit by its position in them, so parsing
 /// copies nothing but the parameter sets; a muxer can hand the units' memory straight to the
@@ -10,9 +10,10 @@ package struct AnnexBStream: Sendable {
     package struct AccessUnit: Sendable {
         /// Where the picture's NAL units lie in ``AnnexBStream/bytes``, start codes excluded, in
         /// stream order. Parameter sets and access unit delimiters are left out: they belong in
-        /// `avcC`.
+        /// `avcC` or `hvcC`.
         package let nalUnitRanges: ArraySlice<Range<Int>>
-        /// A Boolean value that indicates whether the picture is an IDR picture.
+        /// A Boolean value that indicates whether the picture is a random access point: an IDR
+        /// picture, or an HEVC IRAP picture.
         package var isSync: Bool
         /// The picture's position in display order, counted from the start of the stream.
         package var presentationIndex: Int
@@ -45,8 +46,8 @@ package struct AnnexBStream: Sendable {
 
     /// The stream as it was given: what the access units' ranges index.
     package let bytes: ImmutableBytes
-    /// The stream's parameter sets (first SPS and PPS seen).
-    package let configuration: AVCDecoderConfiguration
+    /// The stream's parameter sets (the first of each kind seen).
+    package let configuration: VideoDecoderConfiguration
     /// The access units in decode order.
     package let accessUnits: [AccessUnit]
     /// How many frames the decoder holds back before the first one is shown: the largest
@@ -159,7 +160,7 @@ package struct AnnexBStream: Sendable {
     }
 
     private struct Parsed {
-        var configuration: AVCDecoderConfiguration
+        var configuration: VideoDecoderConfiguration
         /// The pictures' NAL units in order; each picture's are a contiguous run.
         var nalUnits: [Range<Int>]
         var pictures: [(nalUnits: Range<Int>, isSync: Bool, presentationIndex: Int)]
@@ -171,24 +172,17 @@ package struct AnnexBStream: Sendable {
         // Each header byte is a cache miss, the units being far apart in a large stream; in a
         // loop of their own the loads overlap, and the slice headers after them come along.
         let headers = units.map { buffer[$0.lowerBound] }
-        var parameterSets: [[UInt8]] = []
-        var haveSPS = false, havePPS = false
-        for (unit, header) in zip(units, headers) {
-            let type = header & 0x1F
-            if (type == 7 && !haveSPS) || (type == 8 && !havePPS) {
-                parameterSets.append(Array(buffer[unit]))
-                if type == 7 { haveSPS = true } else { havePPS = true }
-            }
-        }
-        let configuration = try AVCDecoderConfiguration(parameterSets: parameterSets)
+        let codec = Codec.detect(firstUnit: units.first, in: buffer)
+        let parameterSets = firstParameterSets(zip(units, headers), codec: codec, in: buffer).sets
+        let configuration = try VideoDecoderConfiguration(parameterSets: parameterSets, codec: codec)
 
-        var parser = PictureParser(sps: configuration.sps)
+        var parser = PictureParser(configuration: configuration)
         var kept: [Range<Int>] = []  // the pictures' NAL units, in the order of `pictures`
         kept.reserveCapacity(units.count)
         var pictures: [PictureParser.Picture] = []
         try parser.add(units[...], headers: headers[...], of: buffer, keeping: &kept, pictures: &pictures)
         parser.finish(keeping: &kept, pictures: &pictures)
-        guard !pictures.isEmpty else { throw .invalidBitstream("the stream holds no coded pictures") }
+        guard !pictures.isEmpty else { throw .invalidBitstream("the stream holds no coded pictures", codec: codec == .h264 ? "H.264" : "HEVC") }
 
         // Display order: by IDR period, then picture order count.
         let displayOrder = pictures.indices.sorted {
@@ -202,7 +196,8 @@ package struct AnnexBStream: Sendable {
     }
 
     /// Groups NAL units into coded pictures in decode order as they are found, reading each
-    /// picture's first slice header for its picture order count (§7.4.3, §8.2.1).
+    /// picture's first slice header for its picture order count (H.264 §7.4.3, §8.2.1; for
+    /// HEVC, `AnnexBStream+HEVC.swift`).
     ///
     /// Parameter sets and access unit delimiters are dropped; other units (SEI) go with the
     /// picture after them. A picture is complete when the next one begins, so each call reports
@@ -212,7 +207,7 @@ package struct AnnexBStream: Sendable {
         package struct Picture: Sendable {
             /// Where the picture's NAL units lie in the `kept` array they were added to.
             package var nalUnits: Range<Int>
-            /// A Boolean value that indicates whether the picture is an IDR picture.
+            /// A Boolean value that indicates whether the picture is a random access point.
             package var isSync: Bool
             /// The picture order count, which orders the pictures of one IDR period for display.
             package var pictureOrderCount: Int
@@ -220,19 +215,34 @@ package struct AnnexBStream: Sendable {
             package var idrPeriod: Int
         }
 
-        private let sps: SequenceParameterSet
+        private let sps: SequenceParameterSet?
+        /// For an HEVC stream, its parameter sets.
+        let hevc: HEVCDecoderConfiguration?
         /// The picture being read: what its first slice said, and its NAL units so far.
-        private var current: (isSync: Bool, poc: Int, idrPeriod: Int)?
-        private var currentUnits: [Range<Int>] = []
+        var current: (isSync: Bool, poc: Int, idrPeriod: Int)?
+        var currentUnits: [Range<Int>] = []
         /// SEI and other units seen since the last slice, which go with the next picture.
-        private var pending: [Range<Int>] = []
-        private var pocMSB = 0, prevPOCLSB = 0, idrPeriod = -1
-        private var started = false
-        private var rbsp: [UInt8] = []
+        var pending: [Range<Int>] = []
+        var pocMSB = 0, prevPOCLSB = 0, idrPeriod = -1
+        var started = false
+        var rbsp: [UInt8] = []
 
-        /// Creates a parser for the pictures of the stream whose sequence parameter set is `sps`.
+        /// Creates a parser for the pictures of the H.264 stream whose sequence parameter set is `sps`.
         package init(sps: SequenceParameterSet) {
             self.sps = sps
+            hevc = nil
+        }
+
+        /// Creates a parser for the pictures of the stream `configuration` describes.
+        package init(configuration: VideoDecoderConfiguration) {
+            switch configuration {
+            case .h264(let avc):
+                sps = avc.sps
+                hevc = nil
+            case .hevc(let hevc):
+                sps = nil
+                self.hevc = hevc
+            }
         }
 
         /// Reads `units` (ranges into `buffer`, in stream order, with `headers` their first
@@ -240,6 +250,10 @@ package struct AnnexBStream: Sendable {
         /// - Throws: ``MovieFormatError`` when a slice header does not parse.
         package mutating func add(_ units: ArraySlice<Range<Int>>, headers: ArraySlice<UInt8>, of buffer: UnsafeRawBufferPointer,
                                  keeping kept: inout [Range<Int>], pictures: inout [Picture]) throws(MovieFormatError) {
+            guard let sps else {
+                try addHEVC(units, headers: headers, of: buffer, keeping: &kept, pictures: &pictures)
+                return
+            }
             for (unit, header) in zip(units, headers) {
                 let type = header & 0x1F
                 switch type {
@@ -248,8 +262,8 @@ package struct AnnexBStream: Sendable {
                 case 1, 5:
                     let isIDR = type == 5
                     let slice: (firstMB: UInt32, pocLSB: Int?)
-                    do { slice = try readHeader(unit, isIDR: isIDR, length: 16, in: buffer) } catch {
-                        slice = try readHeader(unit, isIDR: isIDR, length: 64, in: buffer)
+                    do { slice = try readHeader(unit, isIDR: isIDR, sps: sps, length: 16, in: buffer) } catch {
+                        slice = try readHeader(unit, isIDR: isIDR, sps: sps, length: 64, in: buffer)
                     }
                     if slice.firstMB == 0 || !started {
                         emitCurrent(keeping: &kept, pictures: &pictures)
@@ -299,9 +313,9 @@ package struct AnnexBStream: Sendable {
             emitCurrent(keeping: &kept, pictures: &pictures)
         }
 
-        private var pictureCount = 0
+        var pictureCount = 0
 
-        private mutating func emitCurrent(keeping kept: inout [Range<Int>], pictures: inout [Picture]) {
+        mutating func emitCurrent(keeping kept: inout [Range<Int>], pictures: inout [Picture]) {
             guard let picture = current else { return }
             let first = kept.count
             kept.append(contentsOf: currentUnits)
@@ -319,7 +333,7 @@ package struct AnnexBStream: Sendable {
         /// byte, so 64 bytes hold more than enough; reading only those keeps a large slice from
         /// being copied whole. They nearly always fit in 16, so those are tried first, and 64 only
         /// when 16 run out (or fail otherwise, so errors stay those of the longer read).
-        private mutating func readHeader(_ unit: Range<Int>, isIDR: Bool, length: Int,
+        private mutating func readHeader(_ unit: Range<Int>, isIDR: Bool, sps: SequenceParameterSet, length: Int,
                                          in buffer: UnsafeRawBufferPointer) throws(MovieFormatError) -> (firstMB: UInt32, pocLSB: Int?) {
             let payload = unit.lowerBound + 1..<min(unit.upperBound, unit.lowerBound + 1 + length)
             var r = BitReader(nalPayload: buffer[payload], reusing: &rbsp)
