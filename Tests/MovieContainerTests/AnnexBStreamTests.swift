@@ -157,7 +157,7 @@ import Testing
             let stream = try AnnexBStream(annexB: bytes)
             let units = bytes.withUnsafeBytes { AnnexBStream.nalUnitRanges(in: $0) }
             let headers = units.map { bytes[$0.lowerBound] }
-            var parser = AnnexBStream.PictureParser(sps: stream.configuration.sps)
+            var parser = AnnexBStream.PictureParser(sps: stream.configuration.avc!.sps)
             var pictures: [(units: [Range<Int>], isSync: Bool)] = []
             var start = 0
             try bytes.withUnsafeBytes { buffer in
@@ -184,7 +184,7 @@ import Testing
         let expected = ["testsrc-ipp.264": 0, "testsrc-bframes.264": 2, "testsrc-bframes-long.264": 2, "testsrc-hrd.264": 2]
         for (name, bound) in expected {
             let stream = try AnnexBStream(annexB: Fixture.bytes(name))
-            #expect(stream.configuration.sps.maxNumReorderFrames == UInt32(bound), "\(name)")
+            #expect(stream.configuration.avc!.sps.maxNumReorderFrames == UInt32(bound), "\(name)")
             #expect(stream.reorderDepth <= bound, "\(name): the stream keeps the bound it states")
         }
     }

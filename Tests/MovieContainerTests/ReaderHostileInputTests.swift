@@ -265,8 +265,8 @@ struct WrittenMovieSampleTests {
     func samplesMatchAppended() throws {
         let stream = try AnnexBStream(annexB: Fixture.bytes("testsrc-bframes.264"))
         // The fixture's own parameter sets, as copied by hand into AtomBytesTests.
-        #expect(stream.configuration.sequenceParameterSets == [highSPS])
-        #expect(stream.configuration.pictureParameterSets == [highPPS])
+        #expect(stream.configuration.avc?.sequenceParameterSets == [highSPS])
+        #expect(stream.configuration.avc?.pictureParameterSets == [highPPS])
         let configuration = try AVCDecoderConfiguration(parameterSets: [highSPS, highPPS])
         #expect(stream.reorderDepth > 0)
 

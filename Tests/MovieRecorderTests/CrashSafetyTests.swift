@@ -20,7 +20,7 @@ import Testing
                                                       metadata: [.make("MovieRecorder"), .model("crash test")])
         configuration.fragmentInterval = interval
         let writer = MovieWriter(sink: sink, configuration: configuration)
-        let video = try writer.addVideoTrack(VideoTrackFormat(h264: stream.configuration, timescale: 600,
+        let video = try writer.addVideoTrack(VideoTrackFormat(h264: stream.configuration.avc!, timescale: 600,
                                                               orientation: try VideoOrientation(rotationAngle: 90, isMirrored: true)))
         let audio = try writer.addAudioTrack(AudioTrackFormat(pcm: wav.format))
         for (i, unit) in stream.accessUnits.enumerated() {
@@ -130,19 +130,20 @@ import Testing
         #expect(try RandomAccessFile.readAll(finished) == RandomAccessFile.readAll(fixture("golden/orientation-0.mov")))
     }
 
-    /// SIGKILL a recording at 20 random moments: every file opens and decodes without error, at
-    /// most one fragment interval (plus a frame and the pipeline's queue) is lost, and repair
-    /// gives an ordinary movie with the same frames and orientation.
-    @Test func killedAtTwentyRandomMoments() throws {
+    /// SIGKILL a recording at random moments (20 for H.264, 8 for HEVC): every file opens and
+    /// decodes without error, at most one fragment interval (plus a frame and the pipeline's
+    /// queue) is lost, and repair gives an ordinary movie with the same frames and orientation.
+    @Test(arguments: [("h264", 20), ("hevc", 8)])
+    func killedAtRandomMoments(codec: String, rounds: Int) throws {
         let dir = try TemporaryDirectory()
         defer { dir.cleanUp() }
         var generator = SystemRandomNumberGenerator()
-        for round in 0..<20 {
+        for round in 0..<rounds {
             let path = dir.file("kill-\(round).mov")
             let process = Process()
             process.executableURL = URL(fileURLWithPath: try movrecPath())
             process.arguments = ["record", path, "--video", "testsrc", "--audio", "tone", "--size", "320x240", "--rotation", "270",
-                                 "--tune", "zerolatency", "--quiet"]
+                                 "--codec", codec, "--tune", "zerolatency", "--quiet"]
             let err = Pipe()
             process.standardError = err
             process.standardOutput = FileHandle.nullDevice
@@ -171,6 +172,7 @@ import Testing
             #expect(report.orientation == (try VideoOrientation(rotationAngle: 270)))
             let info = try MovieInfo(source: RandomAccessFile(path: repaired, mode: .read))
             #expect(info.tree.atoms.map(\.type) == ["ftyp", "mdat", "moov"])
+            #expect(info.videoTrack?.codec == (codec == "h264" ? "avc1" : "hvc1"))
             #expect(info.videoTrack?.sampleCount == UInt64(decoded.videoFrames), "round \(round)")
             let again = try decodeAllFrames(repaired)
             #expect(again.errors.isEmpty && again.videoFrames == decoded.videoFrames, "round \(round)")

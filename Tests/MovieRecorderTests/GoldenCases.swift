@@ -23,6 +23,8 @@ struct GoldenCase: CustomStringConvertible, Sendable {
     enum Corner: String, Sendable { case topLeft, topRight, bottomLeft, bottomRight }
 
     var description: String { name }
+    /// Whether the video is HEVC (an 'hvc1' track from a `.265` stream) rather than H.264.
+    var isHEVC: Bool { video.hasSuffix(".265") }
     var fileName: String { name + ".mov" }
     var path: String { fixture("golden/" + fileName) }
 
@@ -83,5 +85,14 @@ struct GoldenCase: CustomStringConvertible, Sendable {
                    exiftoolMatrix: "1 0 0 0 1 0 0 0 1", markerCorners: (.topLeft, .topRight))
     }
 
-    static let all = orientationCases + mediaCases + aacCases
+    /// The eight orientations again with HEVC, and HEVC with B-frames and a BT.709 VUI.
+    static let hevcCases: [GoldenCase] = orientationCases.map { base in
+        var hevc = base
+        hevc.name = "hevc-" + base.name
+        hevc.video = "testsrc-ipp.265"
+        return hevc
+    } + [GoldenCase(name: "hevc-bframes", video: "testsrc-bframes.265", audio: "tone-48k-stereo.wav", audioCodec: .aac,
+                    orientation: orientation(90), exiftoolMatrix: "0 1 0 -1 0 0 120 0 1", markerCorners: (.topRight, .bottomRight))]
+
+    static let all = orientationCases + mediaCases + aacCases + hevcCases
 }

@@ -27,7 +27,7 @@ import Testing
         let info = try MovieInfo(source: RandomAccessFile(path: golden.path, mode: .read))
         let video = try #require(info.videoTrack)
         #expect(video.orientation == golden.orientation)
-        #expect(video.codec == "avc1")
+        #expect(video.codec == (golden.isHEVC ? "hvc1" : "avc1"))
         #expect(video.sampleCount == UInt64(golden.frames))
         #expect(info.movieHeader.timescale == 600)
         #expect(info.movieHeader.matrix == .identity)

@@ -22,7 +22,7 @@ import Testing
         let path = dir.file("large.mov")
         let file = try RandomAccessFile(path: path, mode: .createNew)
         let writer = MovieWriter(sink: file, configuration: .init(creationTime: goldenCreationTime))
-        let track = try writer.addVideoTrack(VideoTrackFormat(h264: stream.configuration, timescale: 600))
+        let track = try writer.addVideoTrack(VideoTrackFormat(h264: stream.configuration.avc!, timescale: 600))
         for (index, unit) in stream.accessUnits.enumerated() {
             if index == 15 { try writer.skipMediaBytes(UInt64(1) << 32 + 4096) }  // a hole, not written data
             try writer.appendVideoSample(unit.lengthPrefixed, to: track, decodeTime: Int64(index) * 20,
@@ -57,7 +57,7 @@ import Testing
         let path = dir.file("long.mov")
         let file = try RandomAccessFile(path: path, mode: .createNew)
         let writer = MovieWriter(sink: file, configuration: .init(creationTime: goldenCreationTime))
-        let track = try writer.addVideoTrack(VideoTrackFormat(h264: stream.configuration, timescale: 600))
+        let track = try writer.addVideoTrack(VideoTrackFormat(h264: stream.configuration.avc!, timescale: 600))
         let step: Int64 = 3_000_000_000  // 57.9 days per frame at 600 ticks/s: three frames pass 2^32 ticks
         for index in 0..<3 {
             let unit = stream.accessUnits[index]

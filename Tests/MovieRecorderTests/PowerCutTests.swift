@@ -233,6 +233,7 @@ extension PowerCutTests {
             try Self.journal("audio-bframes", base + ["--audio", "tone"], in: dir, library: library),
             try Self.journal("video-only", base + ["--audio", "none", "--bframes", "0"], in: dir, library: library),
             try Self.journal("synced", base + ["--audio", "tone", "--sync"], in: dir, library: library),
+            try Self.journal("hevc", base + ["--audio", "tone", "--codec", "hevc", "--preset", "ultrafast"], in: dir, library: library),
         ]
         var tally = Tally()
         for (index, journal) in journals.enumerated() {

@@ -13,7 +13,8 @@ import Testing
     func ffprobeReportsCodecsDurationsAndRotation(_ golden: GoldenCase) throws {
         let streams = try ffprobeStreams(golden.path)
         let video = try #require(streams.first { $0.codec_type == "video" })
-        #expect(video.codec_name == "h264")
+        #expect(video.codec_name == (golden.isHEVC ? "hevc" : "h264"))
+        #expect(video.codec_tag_string == (golden.isHEVC ? "hvc1" : "avc1"))
         #expect(video.width == 160 && video.height == 120, "tkhd size is the encoded, pre-rotation size")
         #expect(video.nb_frames == String(golden.frames))
         #expect(Double(video.duration ?? "") == 1.0)

@@ -14,6 +14,9 @@ import Testing
         case ffmpegMOV = "ffmpeg.mov"
         case ffmpegMP4 = "ffmpeg.mp4"
         case gstreamerMOV = "gstreamer.mov"
+        case ffmpegHEVC = "ffmpeg-hevc.mov"
+        /// This project's own HEVC golden movie, copied.
+        case hevcGolden = "hevc.mov"
         var description: String { rawValue }
 
         func make(in directory: TemporaryDirectory) throws -> String {
@@ -24,6 +27,12 @@ import Testing
                 result = try run("ffmpeg", ["-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=30",
                                             "-f", "lavfi", "-i", "sine=sample_rate=48000", "-t", "1", "-c:v", "libx264",
                                             "-pix_fmt", "yuv420p", "-c:a", rawValue.hasSuffix("mov") ? "pcm_s16le" : "aac", path])
+            case .ffmpegHEVC:
+                result = try run("ffmpeg", ["-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=30", "-t", "1",
+                                            "-c:v", "libx265", "-x265-params", "log-level=error", "-tag:v", "hvc1", "-pix_fmt", "yuv420p", path])
+            case .hevcGolden:
+                try Data(try RandomAccessFile.readAll(fixture("golden/hevc-orientation-0.mov"))).write(to: URL(fileURLWithPath: path))
+                result = ProgramResult(status: 0, outputData: Data(), error: "")
             case .gstreamerMOV:
                 _ = try toolPath("gst-launch-1.0")
                 result = try run("gst-launch-1.0", ["-q", "-e", "videotestsrc", "num-buffers=30", "!",

@@ -30,7 +30,7 @@ import Testing
             var configuration = MovieWriter.Configuration(creationTime: goldenCreationTime, metadata: [.software("MovieRecorder")])
             configuration.fragmentInterval = .seconds(1)
             let writer = MovieWriter(sink: sink, configuration: configuration, tableBlockSize: tableBlockSize)
-            let video = try writer.addVideoTrack(VideoTrackFormat(h264: stream.configuration, timescale: 600,
+            let video = try writer.addVideoTrack(VideoTrackFormat(h264: stream.configuration.avc!, timescale: 600,
                                                                   orientation: try VideoOrientation(rotationAngle: 90)))
             let audio = try writer.addAudioTrack(AudioTrackFormat(pcm: .int16(sampleRate: 48_000, channelCount: 2)))
             for round in 0..<4 {

@@ -57,11 +57,15 @@ import Testing
         return recorded
     }
 
-    /// x264 lossless (4:2:0 in, decoded bit-identical), with or without B-frames.
-    func lossless(bFrames: Bool) -> VideoEncoderSettings {
-        var settings = VideoEncoderSettings()
-        settings.rateControl = .constantQuality(crf: 0)
-        settings.profile = "high444"
+    /// x264 or x265 lossless (4:2:0 in, decoded bit-identical), with or without B-frames.
+    func lossless(bFrames: Bool, codec: VideoCodecType = .h264) -> VideoEncoderSettings {
+        var settings = VideoEncoderSettings(codec: codec)
+        if codec == .h264 {
+            settings.rateControl = .constantQuality(crf: 0)
+            settings.profile = "high444"
+        } else {
+            settings.options["lossless"] = "1"
+        }
         settings.maxBFrames = bFrames ? 3 : 0
         return settings
     }
@@ -87,15 +91,16 @@ import Testing
         return Array(SyncChecker.int16Samples(result.outputData).prefix(Int((duration * 48_000).rounded())))
     }
 
-    @Test(arguments: [(false, false), (true, false), (false, true), (true, true)])
-    func losslessSegmentsHoldEveryFrameAndSampleOnce(bFrames: Bool, bySize: Bool) async throws {
+    @Test(arguments: [(false, false, VideoCodecType.h264), (true, false, .h264), (false, true, .h264), (true, true, .h264),
+                      (true, false, .hevc), (false, true, .hevc)])
+    func losslessSegmentsHoldEveryFrameAndSampleOnce(bFrames: Bool, bySize: Bool, codec: VideoCodecType) async throws {
         let dir = try TemporaryDirectory()
         defer { dir.cleanUp() }
         let frames = 150
         let recorded = try await record(
             video: TestPatternSource(width: 160, height: 120, frameRate: FrameRate(frames: 30), realTime: false, frameLimit: frames),
             audio: ToneSource(realTime: false), names: try SegmentFileNames(pattern: dir.file("seg-%02d.mov"))) { output in
-            output.encoderSettings = lossless(bFrames: bFrames)
+            output.encoderSettings = lossless(bFrames: bFrames, codec: codec)
             output.audioSettings = .lpcm
             // Fragments every 0.2 s, so the file's size (what is on the disk) grows smoothly.
             output.movieFragmentInterval = .milliseconds(200)
@@ -125,6 +130,7 @@ import Testing
             }
             let info = try MovieInfo(path: path)
             #expect(try info.videoTrack?.sampleTable?.samples().first?.isSync == true, "\(path) starts with an IDR")
+            #expect(info.videoTrack?.codec == (codec == .h264 ? "avc1" : "hvc1"))
             if !bySize && index < recorded.paths.count - 1 {
                 let video = try ffprobeStreams(path).first { $0.codec_type == "video" }
                 #expect(abs((Double(video?.duration ?? "") ?? 0) - 1.3) < 1.0 / 30, "\(path) lasts 1.3 s")

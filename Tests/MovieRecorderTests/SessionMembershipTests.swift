@@ -122,7 +122,7 @@ import Testing
         let sink = InMemoryMovieSink()
         let writer = MovieWriter(sink: sink, configuration: configuration)
         let stream = try AnnexBStream(annexB: [UInt8](try Data(contentsOf: URL(fileURLWithPath: fixture("testsrc-ipp.264")))))
-        let track = try writer.addVideoTrack(VideoTrackFormat(h264: stream.configuration, timescale: 600))
+        let track = try writer.addVideoTrack(VideoTrackFormat(h264: stream.configuration.avc!, timescale: 600))
         for (n, unit) in stream.accessUnits.enumerated() {
             try writer.appendVideoSample(unit.lengthPrefixed, to: track, decodeTime: Int64(n) * 20,
                                          presentationTime: Int64(n) * 20, isSync: unit.isSync)

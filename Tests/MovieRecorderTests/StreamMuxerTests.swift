@@ -18,7 +18,7 @@ import Testing
         var configuration = MovieWriter.Configuration(creationTime: goldenCreationTime)
         configuration.fragmentInterval = fragmentInterval
         let writer = MovieWriter(sink: sink, configuration: configuration)
-        let video = try writer.addVideoTrack(VideoTrackFormat(h264: stream.configuration, timescale: 600, nominalFrameDuration: 20))
+        let video = try writer.addVideoTrack(VideoTrackFormat(h264: stream.configuration.avc!, timescale: 600, nominalFrameDuration: 20))
         let audio = try writer.addAudioTrack(AudioTrackFormat(pcm: wav.format))
         let frames = stream.accessUnits.count
         let audioFrames = min(wav.frameCount, UInt64(Double(frames) / 30 * 48000))
@@ -105,7 +105,7 @@ import Testing
             var configuration = MovieWriter.Configuration(creationTime: goldenCreationTime)
             configuration.coalescesMediaWrites = true
             let writer = MovieWriter(sink: sink, configuration: configuration)
-            let track = try writer.addVideoTrack(VideoTrackFormat(h264: stream.configuration, timescale: 30))
+            let track = try writer.addVideoTrack(VideoTrackFormat(h264: stream.configuration.avc!, timescale: 30))
             for (index, unit) in stream.accessUnits.enumerated() {
                 let sample = unit.nalUnits.flatMap { nal in withUnsafeBytes(of: UInt32(nal.count).bigEndian, Array.init) + nal }
                 try writer.appendVideoSample(sample, to: track, decodeTime: Int64(index), presentationTime: Int64(index),

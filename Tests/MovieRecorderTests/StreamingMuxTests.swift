@@ -77,7 +77,7 @@ import Testing
         #expect(result.wasStreamed, "\(name): the SPS states its reorder bound")
         let stream = try AnnexBStream(contentsOfFile: path)
         #expect(result.videoFrameCount == stream.accessUnits.count)
-        let bound = Int(try #require(stream.configuration.sps.maxNumReorderFrames))
+        let bound = Int(try #require(stream.configuration.avc!.sps.maxNumReorderFrames))
         let whole = try wholeStreamMovie(path, audio: true, options: options)
         if stream.reorderDepth == bound {
             #expect(try RandomAccessFile.readAll(out) == whole, "\(name): byte for byte")
@@ -161,7 +161,7 @@ import Testing
             let input = dir.file("\(label).264"), out = dir.file("\(label).mov")
             try Data(bytes).write(to: URL(fileURLWithPath: input))
             let stream = try AnnexBStream(annexB: bytes)
-            #expect(stream.configuration.sps.maxNumReorderFrames == bound, "\(label)")
+            #expect(stream.configuration.avc!.sps.maxNumReorderFrames == bound, "\(label)")
             #expect(stream.accessUnits.count == 30)
             let result = try StreamMuxer.mux(videoFile: input, audio: (WAVFile(path: Self.audioPath), Self.audioPath), to: out,
                                              options: options())

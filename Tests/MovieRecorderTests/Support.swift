@@ -65,7 +65,7 @@ func run(_ executable: String, _ arguments: [String]) throws -> ProgramResult {
 
 /// Debian packages that provide the tools the tests use as independent readers.
 let toolPackages = ["ffprobe": "ffmpeg", "ffmpeg": "ffmpeg", "mediainfo": "mediainfo", "exiftool": "libimage-exiftool-perl",
-                    "x264": "x264", "gst-launch-1.0": "gstreamer1.0-tools gstreamer1.0-plugins-good gstreamer1.0-plugins-ugly gstreamer1.0-plugins-bad gstreamer1.0-libav",
+                    "x264": "x264", "x265": "x265", "gst-launch-1.0": "gstreamer1.0-tools gstreamer1.0-plugins-good gstreamer1.0-plugins-ugly gstreamer1.0-plugins-bad gstreamer1.0-libav",
                     "chromium": "chromium", "cjpeg": "libjpeg-turbo-progs"]
 
 struct MissingTool: Error, CustomStringConvertible {
@@ -112,6 +112,7 @@ func builtProductPath(_ name: String) throws -> String {
 /// What ffprobe reports of a movie's streams.
 struct ProbedStream: Decodable {
     var codec_name: String?
+    var codec_tag_string: String?
     var codec_type: String?
     var width: Int?
     var height: Int?

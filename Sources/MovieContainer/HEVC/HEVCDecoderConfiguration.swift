@@ -105,8 +105,10 @@ public struct HEVCDecoderConfiguration: Hashable, Sendable {
 
     /// The codecs parameter of a MIME type for the stream (ISO/IEC 14496-15 Annex E), such as
     /// `hvc1.1.6.L93.B0`.
-    public var codecString: String {
-        let ptl = profileTierLevel
+    public var codecString: String { Self.codecString(profileTierLevel) }
+
+    /// The codecs parameter for a stream of profile, tier and level `ptl`.
+    package static func codecString(_ ptl: HEVCProfileTierLevel) -> String {
         let space = ["", "A", "B", "C"][Int(ptl.profileSpace & 3)]
         let compatibility = String(ptl.compatibilityFlags.bitSwapped, radix: 16, uppercase: true)
         var constraints = (0..<6).map { UInt8(truncatingIfNeeded: ptl.constraintFlags >> (40 - 8 * $0)) }

@@ -199,12 +199,13 @@ public enum MovieRepair {
             if track.mediaType == "vide" { probe.videoTrackIDs.insert(track.trackID) }
             if track.codec == AACSampleEntry.format { probe.aacTrackIDs.insert(track.trackID) }
         }
+        let hevcTrackIDs = Set(info.tracks.filter { $0.codec == "hvc1" || $0.codec == "hev1" }.map(\.trackID))
         var kept: [Fragment] = []
         var mediaEnd = moov.offset + moov.size
         for fragment in intact.fragments {
             let runs = try readRuns(of: [fragment], moov: moov, tracks: probe)
             guard try runs.allSatisfy({ run in
-                try !probe.videoTrackIDs.contains(run.track) || samplesAreWholeNALUnits(run, in: file)
+                try !probe.videoTrackIDs.contains(run.track) || samplesAreWholeNALUnits(run, hevc: hevcTrackIDs.contains(run.track), in: file)
             }) else { break }
             kept.append(fragment)
             mediaEnd = fragment.mdat.offset + fragment.mdat.size
@@ -212,8 +213,9 @@ public enum MovieRepair {
         return (kept, mediaEnd)
     }
 
-    /// Whether every sample of the video `run` is a sequence of whole, length-prefixed NAL units.
-    private static func samplesAreWholeNALUnits(_ run: Run, in file: any MovieByteSource) throws -> Bool {
+    /// Whether every sample of the video `run` is a sequence of whole, length-prefixed NAL units:
+    /// for H.264 with a type other than 0, for HEVC (`hevc`) with a temporal layer ID.
+    private static func samplesAreWholeNALUnits(_ run: Run, hevc: Bool, in file: any MovieByteSource) throws -> Bool {
         let total = run.samples.reduce(0) { $0 + Int($1.size) }
         let bytes = try file.read(at: run.offset, count: total)
         guard bytes.count == total else { return false }
@@ -222,10 +224,11 @@ public enum MovieRepair {
             let end = start + Int(sample.size)
             var position = start
             while position < end {
-                guard position + 5 <= end else { return false }
+                guard position + (hevc ? 6 : 5) <= end else { return false }
                 let length = bytes[position..<position + 4].reduce(0) { $0 << 8 | Int($1) }
                 let header = bytes[position + 4]
-                guard length > 0, position + 4 + length <= end, header & 0x80 == 0, header & 0x1F != 0 else { return false }
+                let typed = hevc ? length >= 2 && bytes[position + 5] & 7 != 0 : header & 0x1F != 0
+                guard length > 0, position + 4 + length <= end, header & 0x80 == 0, typed else { return false }
                 position += 4 + length
             }
             start = end
