@@ -6,12 +6,12 @@ import MovieContainer
 /// Case a: a Y4M file through the public API — session, Y4M source, movie file output — to a
 /// .mov, as an application would record a file.
 ///
-/// `encode --input IN.y4m --output OUT.mov --preset P [--tune T] [--crf N] [--keyint N]`
+/// `encode --input IN.y4m --output OUT.mov --preset P [--codec h264|hevc] [--tune T] [--crf N] [--keyint N]`
 func encode(_ arguments: [String]) async throws {
     let options = Options(arguments)
     let input = try options.required("--input")
     let output = try options.required("--output")
-    var settings = VideoEncoderSettings()
+    var settings = VideoEncoderSettings(codec: try codec(options))
     settings.preset = try options.required("--preset")
     settings.tune = options.value("--tune")
     settings.rateControl = .constantQuality(crf: Double(options.value("--crf") ?? "23") ?? 23)
@@ -19,6 +19,15 @@ func encode(_ arguments: [String]) async throws {
     let result = try await record(video: Y4MFileSource(path: input), to: output, settings: settings) { _ in }
     report("frames", Double(result.frameCount))
     report("dropped", Double(result.droppedFrameCount))
+}
+
+/// The codec `--codec h264|hevc` names; H.264 when it is not given.
+func codec(_ options: Options) throws -> VideoCodecType {
+    switch options.value("--codec") ?? "h264" {
+    case "h264": return .h264
+    case "hevc": return .hevc
+    case let other: throw WorkerError("--codec \(other) is not h264 or hevc")
+    }
 }
 
 /// Records `video` into `path` until the source ends or `stop` asks, and returns the result.

@@ -1,5 +1,8 @@
 import MovieCapture
+import MovieContainer
+import MovieEncoding
 import MovieRecorder
+import Glibc
 
 /// `movrec record`: a movie from a camera, the test pattern or a file.
 enum RecordCommand {
@@ -62,7 +65,7 @@ func record(_ arguments: Arguments) async throws -> Int32 {
     }
     defer { configuration?.unlockForConfiguration() }
     let service = CaptureService()
-    let movie = try RecordCommand.movieOutput(options)
+    let movie = try RecordCommand.movieOutput(options, video: sources.video)
     try await service.session.configure { [video = sources.video, audio = sources.audio] config in
         try config.addInput(video)
         if let audio { try config.addInput(audio) }
@@ -139,8 +142,12 @@ extension RecordCommand {
 
     /// The movie output with the encoder settings, limits, fragments and durability asked for.
     /// - Throws: `Arguments.UsageError` for a bad `--max-size`, `--min-free` or `--fragment-interval`.
-    static func movieOutput(_ options: RecordOptions) throws -> MovieFileOutput {
-        let movie = MovieFileOutput(encoderSettings: options.encoder)
+    static func movieOutput(_ options: RecordOptions, video: any VideoSource) throws -> MovieFileOutput {
+        var encoder = options.encoder
+        if encoder.codec == .hevc && !options.presetGiven && video.isLive {
+            encoder.preset = hevcPreset(for: video.format, quiet: options.quiet)
+        }
+        let movie = MovieFileOutput(encoderSettings: encoder)
         movie.audioSettings = options.audioEncoding
         movie.audioClockCorrection = !options.noClockCorrection
         movie.segmentDuration = options.segmentDuration
@@ -159,6 +166,28 @@ extension RecordCommand {
         if options.syncFragments { movie.durability = .syncEachFragment }
         return movie
     }
+
+    /// The x265 preset for a live source of `format`: the slowest that keeps up here, said on
+    /// standard error, with how far it falls short when none does.
+    static func hevcPreset(for format: VideoFormat, quiet: Bool) -> String {
+        let cores = max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+        let choice = HEVCPresetChoice.choose(width: format.width, height: format.height, frameRate: format.frameRate,
+                                             processorCount: cores)
+        let rate = "\(format.width)x\(format.height) at \(formatted(choice.requiredFramesPerSecond)) fps"
+        let expected = "about \(formatted(choice.expectedFramesPerSecond)) fps on \(cores) processors"
+        if !choice.keepsUp {
+            let lost = max(0, 1 - choice.expectedFramesPerSecond / choice.requiredFramesPerSecond)
+            let outcome = lost > 0 ? "expect about \(Int((lost * 100).rounded()))% of the frames dropped"
+                : "that leaves less than a fifth for the rest of the recording; expect frames dropped when the machine is busy"
+            standardError("movrec: HEVC cannot keep up with \(rate) here: its fastest preset, ultrafast, encodes \(expected); "
+                + "\(outcome). Use a smaller --size, a lower --fps, or --codec h264")
+        } else if !quiet {
+            standardError("movrec: HEVC preset \(choice.preset) for \(rate) (\(expected); --preset chooses another)")
+        }
+        return choice.preset
+    }
+
+    private static func formatted(_ value: Double) -> String { String(Int(value.rounded())) }
 
     /// Turns the movie to `--rotation`, or with `--gravity` to the angle that gravity and the
     /// camera's mounting give, waiting up to a second for the service to apply it.

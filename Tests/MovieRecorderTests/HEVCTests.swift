@@ -157,4 +157,43 @@ import Testing
         #expect(message { $0.rateControl = .constantQuality(crf: 60) }.contains("CRF 60.0 is outside 0...51"))
         #expect(message { _ in } == "opened")
     }
+
+    /// The preset a live source gets: the slowest that keeps up with a fifth to spare, and
+    /// ultrafast with its shortfall named when none does (speeds of Benchmarks case l).
+    @Test func aLiveSourceGetsAPresetThatKeepsUp() throws {
+        let rate = FrameRate(frames: 30)
+        let small = HEVCPresetChoice.choose(width: 640, height: 480, frameRate: rate, processorCount: 2)
+        #expect(small.preset == "veryfast" && small.keepsUp)
+        let hd = HEVCPresetChoice.choose(width: 1280, height: 720, frameRate: rate, processorCount: 2)
+        #expect(hd.preset == "ultrafast" && hd.keepsUp, "\(hd)")
+        let full = HEVCPresetChoice.choose(width: 1920, height: 1080, frameRate: rate, processorCount: 2)
+        #expect(full.preset == "ultrafast" && !full.keepsUp && full.expectedFramesPerSecond < 30, "\(full)")
+        #expect(HEVCPresetChoice.choose(width: 1920, height: 1080, frameRate: rate, processorCount: 8).keepsUp)
+
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let told = try run(movrecPath(), ["record", dir.file("a.mov"), "--video", "testsrc", "--size", "1920x1080", "--codec", "hevc",
+                                          "--duration", "0.5"])
+        #expect(told.status == 0, "\(told.error)")
+        let processors = sysconf(Int32(_SC_NPROCESSORS_ONLN))
+        if processors <= 2 {
+            #expect(told.error.contains("HEVC cannot keep up with 1920x1080 at 30 fps here"), "\(told.error)")
+        } else {
+            #expect(told.error.contains("HEVC preset"), "\(told.error)")
+        }
+        let chosen = try run(movrecPath(), ["record", dir.file("b.mov"), "--video", "testsrc", "--size", "640x480", "--codec", "hevc",
+                                            "--duration", "0.5", "--overwrite"])
+        #expect(chosen.error.contains("HEVC preset veryfast for 640x480 at 30 fps"), "\(chosen.error)")
+        let given = try run(movrecPath(), ["record", dir.file("c.mov"), "--video", "testsrc", "--size", "640x480", "--codec", "hevc",
+                                           "--preset", "ultrafast", "--duration", "0.5"])
+        #expect(given.status == 0 && !given.error.contains("HEVC preset"), "\(given.error)")
+    }
+
+    /// `--codec` takes h264 or hevc, and each encoder's parameters only with its codec.
+    @Test func codecOptionsAreCheckedAsUsage() throws {
+        for arguments in [["--codec", "vp9"], ["--codec", "hevc", "--x264-params", "ref=2"], ["--x265-params", "ref=2"]] {
+            let result = try run(movrecPath(), ["record", "/tmp/never.mov", "--video", "testsrc"] + arguments)
+            #expect(result.status == 2, "\(arguments): \(result.error)")
+        }
+    }
 }
