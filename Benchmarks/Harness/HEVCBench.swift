@@ -6,11 +6,11 @@ import Glibc
 /// the bare x265 CLI and ffmpeg's libx265 with the same x265 options; the size HEVC buys at the
 /// same PSNR as H.264; and a live 720p30 recording with AAC at the preset `--codec hevc` picks.
 extension Harness {
-    /// Frames per cell: about two seconds of the x265 CLI's time on two cores with the grainy
-    /// source (x265 3.5: ultrafast 49 fps at 720p and 19 at 1080p, veryfast 23 and 11).
+    /// Frames per cell: about two and a half seconds of the x265 CLI's time on two cores with
+    /// the grainy source (runs of one second were mostly x265's start-up).
     static let hevcCells: [(width: Int, height: Int, preset: String, frames: Int)] = [
-        (1280, 720, "ultrafast", 90), (1280, 720, "superfast", 60), (1280, 720, "veryfast", 45),
-        (1920, 1080, "ultrafast", 40), (1920, 1080, "superfast", 30), (1920, 1080, "veryfast", 24),
+        (1280, 720, "ultrafast", 240), (1280, 720, "superfast", 150), (1280, 720, "veryfast", 110),
+        (1920, 1080, "ultrafast", 100), (1920, 1080, "superfast", 75), (1920, 1080, "veryfast", 60),
     ]
 
     /// The second run of the x265 CLI in every round: the control.
@@ -52,9 +52,9 @@ extension Harness {
                 if optionStrings[contender] == nil { optionStrings[contender] = x265OptionString(inFile: outputs[contender]!) ?? "(no x265 SEI)" }
                 remove(outputs[contender]!)
             }
-            let reference = optionStrings["x265"]!
-            for (contender, options) in optionStrings.sorted(by: { $0.key < $1.key }) where options != reference {
-                let ours = Set(options.split(separator: " ")), theirs = Set(reference.split(separator: " "))
+            let reference = Self.codingOptions(optionStrings["x265"]!)
+            for (contender, text) in optionStrings.sorted(by: { $0.key < $1.key }) where Self.codingOptions(text) != reference {
+                let ours = Self.codingOptions(text), theirs = reference
                 mismatches.append("\(name) \(contender): " + ours.subtracting(theirs).sorted().joined(separator: " ")
                                   + " instead of " + theirs.subtracting(ours).sorted().joined(separator: " "))
             }
@@ -89,17 +89,32 @@ extension Harness {
         sections.append(("hevc", .object([("cells", .array(cellsJSON)), ("controlSpeedVsX265Low", .number(control.low)),
                                           ("controlSpeedVsX265High", .number(control.high)), ("sizeAtEqualPSNR", quality),
                                           ("live", live), ("optionMismatches", .array(mismatches.map(JSON.string)))])))
+        let spread = "the control, the same CLI again, \(fixed(control.low, 3))–\(fixed(control.high, 3))×"
+        func within(_ ratio: Double, _ target: Double) -> String {
+            ratio < target && ratio >= control.low ? "; within the control's own spread" : ""
+        }
         check("l", "HEVC: the library ≥ 0.97× the x265 CLI", worst.x265 >= 0.97,
-              "worst \(fixed(worst.x265, 3))× (\(worst.cells.0)); the control, the same CLI again, \(fixed(control.low, 3))–\(fixed(control.high, 3))×")
-        check("l", "HEVC: the library ≥ 1.0× ffmpeg's libx265", worst.ffmpeg >= 1.0, "worst \(fixed(worst.ffmpeg, 3))× (\(worst.cells.1))")
+              "worst \(fixed(worst.x265, 3))× (\(worst.cells.0)); \(spread)\(within(worst.x265, 0.97))")
+        check("l", "HEVC: the library ≥ 1.0× ffmpeg's libx265", worst.ffmpeg >= 1.0,
+              "worst \(fixed(worst.ffmpeg, 3))× (\(worst.cells.1)); \(spread)\(within(worst.ffmpeg, 1.0))")
         check("l", "HEVC: the same x265 options on every side", mismatches.isEmpty, mismatches.isEmpty ? "identical" : "\(mismatches.count) differ")
+    }
+
+    /// The options of an x265 SEI that decide the coding, as a set: without how NAL units are
+    /// framed (`annexb`: a movie takes lengths), the frame count the CLI reads from its file
+    /// (`total-frames`) and the chroma siting FFmpeg copies from its input into the VUI
+    /// (`chromaloc…`).
+    static func codingOptions(_ text: String) -> Set<Substring> {
+        Set(text.split(separator: " ").filter { option in
+            !["annexb", "no-annexb"].contains(option) && !option.hasPrefix("total-frames=") && !option.hasPrefix("chromaloc")
+        })
     }
 
     /// The HEVC file's size ÷ the H.264 file's at the PSNR the H.264 one has (CRF 23), from the
     /// library's own files of the same grainy frames: HEVC at four CRFs, its log-size
     /// interpolated at that PSNR.
     mutating func hevcSizeAtEqualQuality() throws -> JSON {
-        print("  size at equal quality (the library's H.264 at CRF 23 against its HEVC at CRF 22–31, PSNR by ffmpeg):")
+        print("  size at equal quality (the library's H.264 at CRF 23 against its HEVC at CRF 22–31 and further until bracketed, PSNR by ffmpeg):")
         var rows: [JSON] = []
         for (width, height, preset) in [(1280, 720, "ultrafast"), (1280, 720, "veryfast"), (1920, 1080, "veryfast")] {
             let input = try encodeInput(EncodeCell(width: width, height: height, preset: preset, zeroLatency: false, grain: true,
@@ -112,12 +127,22 @@ extension Harness {
                 _ = try run(["ffmpeg", "-nostdin", "-i", path, "-i", input, "-lavfi", "psnr", "-f", "null", "-"], scratch: scratch)
                 let log = (try? readText(scratch + "/stderr.txt")) ?? ""
                 remove(path)
-                guard let range = log.range(of: "average:"),
+                guard let range = log.firstRange(of: "average:"),
                       let psnr = Double(log[range.upperBound...].prefix { $0 != " " }) else { throw HarnessError("no PSNR for \(path)") }
                 return (size, psnr)
             }
             let h264 = try encode("h264", crf: 23)
-            let hevc = try [22, 25, 28, 31].map { try encode("hevc", crf: $0) }
+            var hevc = try [22, 25, 28, 31].map { try encode("hevc", crf: $0) }
+            // More points, three CRF steps apart, until two bracket the H.264 PSNR.
+            var low = 22, high = 31
+            while hevc.map(\.psnr).max()! < h264.psnr, low > 1 {
+                low -= 3
+                hevc.append(try encode("hevc", crf: low))
+            }
+            while hevc.map(\.psnr).min()! > h264.psnr, high < 49 {
+                high += 3
+                hevc.append(try encode("hevc", crf: high))
+            }
             // Between the two HEVC points that bracket the H.264 PSNR (or the nearest two).
             let sorted = hevc.sorted { $0.psnr < $1.psnr }
             let upper = sorted.firstIndex { $0.psnr >= h264.psnr } ?? sorted.count - 1
@@ -147,8 +172,8 @@ extension Harness {
                                        "--codec", "hevc", "--duration", String(seconds), "--overwrite"], scratch: scratch)
             let text = measurement.output + ((try? readText(scratch + "/stderr.txt")) ?? "")
             remove(path)
-            if let range = text.range(of: "HEVC preset ") { presets.insert(String(text[range.upperBound...].prefix { $0 != " " })) }
-            let drops = text.range(of: " dropped").map { range in
+            if let range = text.firstRange(of: "HEVC preset ") { presets.insert(String(text[range.upperBound...].prefix { $0 != " " })) }
+            let drops = text.firstRange(of: " dropped").map { range in
                 Double(text[..<range.lowerBound].reversed().prefix { $0.isNumber }.reversed().map(String.init).joined()) ?? .nan
             } ?? 0
             dropped.append(drops)
@@ -169,6 +194,6 @@ func x265OptionString(inFile path: String) -> String? {
     let marker = Array("x265 (build".utf8)
     guard let start = bytes.indices.first(where: { i in bytes[i] == marker[0] && bytes[i...].starts(with: marker) }) else { return nil }
     let text = String(decoding: bytes[start...].prefix { $0 != 0 && $0 != 0x80 }, as: UTF8.self)
-    guard let range = text.range(of: "options: ") else { return nil }
+    guard let range = text.firstRange(of: "options: ") else { return nil }
     return String(text[range.upperBound...])
 }

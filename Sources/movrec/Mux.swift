@@ -7,13 +7,14 @@ import MovieRecorder
 import Glibc
 #endif
 
-/// `movrec mux`: an H.264 stream and a WAV file into a movie without re-encoding.
+/// `movrec mux`: an H.264 or HEVC stream and a WAV file into a movie without re-encoding.
 enum MuxCommand {
     static let usage = """
-        mux OUT.mov --video FILE.264 [--audio FILE.wav] [--fps N[/D]] [--rotation A] [--mirror] [--overwrite]
+        mux OUT.mov --video FILE.264|FILE.265 [--audio FILE.wav] [--fps N[/D]] [--rotation A] [--mirror] [--overwrite]
             [--fragment-interval S] [--sync] [--audio-codec lpcm|aac] [--audio-bitrate KBITS]
-            Write an H.264 Annex-B stream (and a PCM WAV file) into a QuickTime movie without
-            re-encoding the video, with the given orientation in the track matrix. The WAV's PCM
+            Write an H.264 or HEVC Annex-B stream (and a PCM WAV file) into a QuickTime movie
+            without re-encoding the video ('avc1', or 'hvc1' with every parameter set in its
+            hvcC), with the given orientation in the track matrix. The WAV's PCM
             goes in as it is, or with --audio-codec aac is encoded to AAC (default 128 kbit/s for
             stereo, 64 for mono). --fragment-interval
             writes a movie fragment every S seconds, as a recording does, and finishes the file
@@ -22,10 +23,10 @@ enum MuxCommand {
         """
 }
 
-/// `movrec mux OUT.mov --video FILE.264 [--audio FILE.wav] [--fps N[/D]] [--rotation A] [--mirror] [--overwrite]
+/// `movrec mux OUT.mov --video FILE.264|FILE.265 [--audio FILE.wav] [--fps N[/D]] [--rotation A] [--mirror] [--overwrite]
 /// [--fragment-interval S] [--sync] [--audio-codec lpcm|aac] [--audio-bitrate KBITS]`
 func mux(_ args: inout Arguments) throws -> Int32 {
-    guard let videoPath = try args.option("--video") else { throw Arguments.UsageError(description: "--video FILE.264 is required") }
+    guard let videoPath = try args.option("--video") else { throw Arguments.UsageError(description: "--video FILE.264 or FILE.265 is required") }
     let audioPath = try args.option("--audio")
     let fpsText = try args.option("--fps") ?? "30"
     let rotationText = try args.option("--rotation") ?? "0"

@@ -96,11 +96,29 @@ import Testing
         #expect(try MovieInfo(path: ours).videoTrack?.codecString == expected)
     }
 
-    /// No parameter set in any sample of a recorded 'hvc1' track: they live only in `hvcC`.
+    /// No parameter set in any sample of an 'hvc1' track: they live only in `hvcC`, even when
+    /// the muxed stream repeated them before every keyframe (as an 'hev1' stream carries them).
     @Test func samplesCarryNoParameterSets() throws {
-        let info = try MovieInfo(path: fixture("golden/hevc-bframes.mov"))
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let repeated = dir.file("repeated.265"), muxed = dir.file("muxed.mov")
+        let made = try run("ffmpeg", ["-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=30", "-frames:v", "60",
+                                      "-c:v", "libx265", "-x265-params", "log-level=error:repeat-headers=1:keyint=15", "-f", "hevc", repeated])
+        #expect(made.status == 0, "\(made.error)")
+        let stream = try RandomAccessFile.readAll(repeated)
+        #expect(AnnexBStream.nalUnits(in: stream).filter { $0.first! >> 1 & 0x3F == 33 }.count >= 4, "the input repeats its SPS")
+        let result = try run(movrecPath(), ["mux", muxed, "--video", repeated])
+        #expect(result.status == 0, "\(result.error)")
+        for path in [fixture("golden/hevc-bframes.mov"), muxed] { try expectNoParameterSets(in: path) }
+        let decoded = try decodeAllFrames(muxed)
+        #expect(decoded.errors.isEmpty && decoded.videoFrames == 60, "\(decoded)")
+    }
+
+    func expectNoParameterSets(in path: String) throws {
+        let info = try MovieInfo(path: path)
         let track = try #require(info.videoTrack)
-        let file = try RandomAccessFile(path: fixture("golden/hevc-bframes.mov"), mode: .read)
+        #expect(track.codec == "hvc1")
+        let file = try RandomAccessFile(path: path, mode: .read)
         var types: Set<UInt8> = []
         for sample in try #require(track.sampleTable).samples() {
             let bytes = try file.read(at: sample.offset, count: Int(sample.size))

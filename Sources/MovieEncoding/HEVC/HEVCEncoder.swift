@@ -146,6 +146,7 @@ extension HEVCEncoder {
         p.pointee.bAnnexB = 0
         p.pointee.bRepeatHeaders = 0
         p.pointee.bOpenGOP = 0
+        p.pointee.vui.aspectRatioIdc = 1  // square pixels, as the x265 CLI and FFmpeg state them
         p.pointee.keyframeMax = Int32(settings.keyframeInterval
             ?? max(1, Int((2 * UInt64(format.frameRate.frames) + UInt64(format.frameRate.seconds) - 1) / UInt64(format.frameRate.seconds))))
         if let b = settings.maxBFrames { p.pointee.bframes = Int32(b) }

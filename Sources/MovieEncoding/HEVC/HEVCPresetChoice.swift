@@ -1,7 +1,7 @@
 import MovieContainer
 
-/// The slowest (best-compressing) x265 preset that keeps up with a live source, from the speeds
-/// Benchmarks case l measured on two cores, scaled to the processors present.
+/// The slowest (best-compressing) x265 preset that keeps up with a live source, from speeds
+/// measured on two cores, scaled to the processors present.
 package struct HEVCPresetChoice: Sendable {
     /// The preset chosen: the slowest that keeps up, or `ultrafast` when none does.
     package var preset: String
@@ -15,7 +15,9 @@ package struct HEVCPresetChoice: Sendable {
     package var keepsUp: Bool { expectedFramesPerSecond >= requiredFramesPerSecond * 1.2 }
 
     /// Megapixels a second each preset encodes on two cores of this project's machine, slowest
-    /// first (x265 3.5, the test pattern with noise; Benchmarks case l).
+    /// first: x265 3.5 on `testsrc2` with heavy noise, as a dim camera's sensor gives it (49 fps
+    /// at 720p with ultrafast). Benchmarks case l's lighter grain encodes about twice as fast;
+    /// the slower figures keep a noisy camera from dropping frames.
     static let measured: [(preset: String, megapixelsPerSecond: Double)] = [
         ("veryfast", 21), ("superfast", 27), ("ultrafast", 40),
     ]

@@ -6,9 +6,10 @@ import MovieEncoding
 import Glibc
 #endif
 
-/// Writes already-encoded streams — a raw H.264 (Annex-B) file and a PCM WAV file — into a
-/// QuickTime movie through `MovieWriter`, without re-encoding the video (the audio stays PCM,
-/// or is encoded to AAC with ``Options/audioEncoding``).
+/// Writes already-encoded streams — a raw H.264 or HEVC (Annex-B) file and a PCM WAV file — into
+/// a QuickTime movie through `MovieWriter`, without re-encoding the video (the audio stays PCM,
+/// or is encoded to AAC with ``Options/audioEncoding``). HEVC becomes an 'hvc1' track: its
+/// parameter sets go into `hvcC` and never into the samples.
 ///
 /// ``mux(videoFile:audio:to:options:)`` writes the movie while the stream is still being read:
 /// a second thread finds the NAL units and pictures a megabyte at a time, and the pictures get
@@ -98,7 +99,7 @@ public struct StreamMuxer {
         }
     }
 
-    /// Writes the raw H.264 file at `videoPath` (and optionally `audio`) to a new movie at
+    /// Writes the raw H.264 or HEVC file at `videoPath` (and optionally `audio`) to a new movie at
     /// `outputPath`, writing while the stream is read.
     ///
     /// The movie is the one `mux(video:audio:to:options:)` writes from the parsed stream, with

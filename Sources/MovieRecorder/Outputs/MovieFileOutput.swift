@@ -110,7 +110,13 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
     /// device with a clock of its own, or before ten seconds of audio have been measured.
     public var audioClockDrift: Double? { state.withLock { $0.pipeline }?.audioClockDrift }
 
-    /// How the next recording's video is encoded.
+    /// The codecs this machine can record, H.264 first: those whose encoder library (libx264,
+    /// libx265) opens. Like `AVCaptureMovieFileOutput.availableVideoCodecTypes`; choose one with
+    /// ``VideoEncoderSettings/codec`` in ``encoderSettings``.
+    public var availableVideoCodecTypes: [VideoCodecType] { MovieEncoding.availableVideoCodecTypes() }
+
+    /// How the next recording's video is encoded: H.264 by default, or HEVC with
+    /// ``VideoEncoderSettings/codec`` (see <doc:Recording#Choosing-a-codec>).
     public var encoderSettings: VideoEncoderSettings {
         get { state.withLock { $0.encoderSettings } }
         set { state.withLock { $0.encoderSettings = newValue } }
