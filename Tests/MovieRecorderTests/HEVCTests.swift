@@ -214,4 +214,25 @@ import Testing
             #expect(result.status == 2, "\(arguments): \(result.error)")
         }
     }
+
+    /// Every prefix of a real `hvcC`, and that record with bytes flipped, parses or throws
+    /// `MovieFormatError`: never a crash or a hang.
+    @Test func damagedRecordsAreTypedErrors() throws {
+        let record = try hvcC(fixture("golden/hevc-bframes.mov"))
+        #expect(try HEVCDecoderConfiguration(atomBody: record).atomBody == record, "the record round-trips")
+        var refused = 0
+        for length in 0..<record.count {
+            do { _ = try HEVCDecoderConfiguration(atomBody: Array(record.prefix(length))) } catch { refused += 1 }
+        }
+        #expect(refused == record.count, "\(record.count - refused) prefixes parsed")
+        var random = SystemRandomNumberGenerator()
+        for _ in 0..<2000 {
+            var damaged = record
+            for _ in 0..<Int.random(in: 1...4, using: &random) {
+                damaged[Int.random(in: 0..<damaged.count, using: &random)] ^= UInt8.random(in: 1...255, using: &random)
+            }
+            _ = try? HEVCDecoderConfiguration(atomBody: damaged)
+            _ = try? AnnexBStream(annexB: [0, 0, 0, 1] + damaged.dropFirst(23))
+        }
+    }
 }

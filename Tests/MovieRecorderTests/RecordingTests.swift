@@ -266,12 +266,15 @@ import Testing
 
 /// Pausing and resuming into the same file, as AVCaptureFileOutput does on macOS.
 @Suite struct PauseResumeTests {
-    @Test func aPausedAndResumedRecordingPlaysWithoutAGap() async throws {
+    @Test(arguments: [VideoCodecType.h264, .hevc])
+    func aPausedAndResumedRecordingPlaysWithoutAGap(codec: VideoCodecType) async throws {
         let dir = try TemporaryDirectory()
         defer { dir.cleanUp() }
         let path = dir.file("paused.mov")
         let session = CaptureSession()
-        let output = MovieFileOutput()
+        var settings = VideoEncoderSettings(codec: codec)
+        if codec == .hevc { settings.preset = "ultrafast" }
+        let output = MovieFileOutput(encoderSettings: settings)
         try await session.configure { config in
             try config.addInput(TestPatternSource(width: 320, height: 240, frameRate: FrameRate(frames: 30)))
             try config.addInput(ToneSource())
@@ -311,6 +314,7 @@ import Testing
         let pause = Double(resumed - paused) / 1e9
         #expect(abs(seconds - recording) < 0.35, "media \(seconds) s vs \(recording) s recorded (the \(pause) s pause left out)")
         let info = try MovieInfo(source: RandomAccessFile(path: path, mode: .read))
+        #expect(info.videoTrack?.codec?.description == codec.rawValue)
         let samples = try #require(info.videoTrack?.sampleTable).samples()
         let gaps = zip(samples.dropFirst(), samples).map { $0.decodeTime - $1.decodeTime }
         #expect(gaps.allSatisfy { $0 <= 30 }, "no frame follows another by more than 1.5 frames: \(gaps.max() ?? 0) ticks")

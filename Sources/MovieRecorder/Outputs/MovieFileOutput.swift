@@ -112,11 +112,11 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
 
     /// The codecs this machine can record, H.264 first: those whose encoder library (libx264,
     /// libx265) opens. Like `AVCaptureMovieFileOutput.availableVideoCodecTypes`; choose one with
-    /// ``VideoEncoderSettings/codec`` in ``encoderSettings``.
+    /// `VideoEncoderSettings.codec` in ``encoderSettings``.
     public var availableVideoCodecTypes: [VideoCodecType] { MovieEncoding.availableVideoCodecTypes() }
 
     /// How the next recording's video is encoded: H.264 by default, or HEVC with
-    /// ``VideoEncoderSettings/codec`` (see <doc:Recording#Choosing-a-codec>).
+    /// `VideoEncoderSettings.codec` (see <doc:Recording#Choose-a-codec>).
     public var encoderSettings: VideoEncoderSettings {
         get { state.withLock { $0.encoderSettings } }
         set { state.withLock { $0.encoderSettings = newValue } }
