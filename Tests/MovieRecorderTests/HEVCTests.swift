@@ -94,6 +94,11 @@ import Testing
         let expected = "hvc1.\(b[1] & 0x1F).\(String(reversed, radix: 16, uppercase: true)).\(b[1] & 0x20 != 0 ? "H" : "L")\(b[12])"
             + constraints.map { "." + String($0, radix: 16, uppercase: true) }.joined()
         #expect(try MovieInfo(path: ours).videoTrack?.codecString == expected)
+        // The colours the settings give (BT.709) are in the VUI and in `colr`, as for H.264.
+        #expect(try MovieInfo(path: ours).videoTrack?.color == .bt709)
+        let probed = try run("ffprobe", ["-v", "error", "-show_entries", "stream=color_primaries,color_transfer,color_space",
+                                         "-of", "csv=p=0", theirs])
+        #expect(probed.output.trimmingCharacters(in: .whitespacesAndNewlines) == "bt709,bt709,bt709", "the VUI: \(probed.output)")
     }
 
     /// No parameter set in any sample of an 'hvc1' track: they live only in `hvcC`, even when

@@ -38,6 +38,8 @@ package final class HEVCEncoder: VideoEncoder, @unchecked Sendable {
         guard let param = api.pointee.param_alloc(), let picture = api.pointee.picture_alloc() else {
             throw EncoderError(message: "HEVC encoder: libx265 could not allocate its parameters")
         }
+        // x265_param_alloc leaves the memory as malloc gave it; x265_param_free reads its zones.
+        api.pointee.param_default(param)
         do {
             try Self.configure(param, api: api, format: format, settings: settings)
             guard let opened = api.pointee.encoder_open(param) else {
@@ -146,7 +148,7 @@ extension HEVCEncoder {
         p.pointee.bAnnexB = 0
         p.pointee.bRepeatHeaders = 0
         p.pointee.bOpenGOP = 0
-        p.pointee.vui.aspectRatioIdc = 1  // square pixels, as the x265 CLI and FFmpeg state them
+        try parse(p, api: api, "sar", "1")  // square pixels, as the x265 CLI and FFmpeg state them
         p.pointee.keyframeMax = Int32(settings.keyframeInterval
             ?? max(1, Int((2 * UInt64(format.frameRate.frames) + UInt64(format.frameRate.seconds) - 1) / UInt64(format.frameRate.seconds))))
         if let b = settings.maxBFrames { p.pointee.bframes = Int32(b) }
