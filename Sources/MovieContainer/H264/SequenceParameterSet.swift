@@ -97,22 +97,7 @@ package struct SequenceParameterSet: Hashable, Sendable {
             throw .invalidBitstream("picture size \(width)x\(height) is out of range")
         }
         if r.bitsLeft > 0, try r.flag() {  // vui_parameters_present_flag
-            if try r.flag() {  // aspect_ratio_info_present_flag
-                let idc = try r.bits(8)
-                sampleAspectRatio = idc == 255
-                    ? SampleAspectRatio(horizontal: try r.bits(16), vertical: try r.bits(16))
-                    : SampleAspectRatio(indicator: idc)
-            }
-            if try r.flag() { _ = try r.flag() }  // overscan
-            if try r.flag() {  // video_signal_type_present_flag
-                _ = try r.bits(3)
-                let fullRange = try r.flag()
-                if try r.flag() {
-                    colorDescription = ColorDescription(
-                        primaries: UInt16(try r.bits(8)), transferFunction: UInt16(try r.bits(8)),
-                        matrix: UInt16(try r.bits(8)), isFullRange: fullRange)
-                }
-            }
+            (sampleAspectRatio, colorDescription) = try r.readPictureVUI()
             // The rest of the VUI is read only for the reorder bound: a VUI that ends early or
             // is malformed past this point leaves the bound unknown and the SPS as valid as before.
             maxNumReorderFrames = try? Self.reorderBound(&r)

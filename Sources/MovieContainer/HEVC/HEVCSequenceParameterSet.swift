@@ -79,22 +79,7 @@ package struct HEVCSequenceParameterSet: Hashable, Sendable {
 
     /// Reads `vui_parameters()` (§E.2.1) as far as `min_spatial_segmentation_idc`.
     private mutating func readVUI(_ r: inout BitReader) throws(MovieFormatError) {
-        if try r.flag() {  // aspect_ratio_info_present_flag
-            let idc = try r.bits(8)
-            sampleAspectRatio = idc == 255
-                ? SampleAspectRatio(horizontal: try r.bits(16), vertical: try r.bits(16))
-                : SampleAspectRatio(indicator: idc)
-        }
-        if try r.flag() { _ = try r.flag() }  // overscan
-        if try r.flag() {  // video_signal_type_present_flag
-            _ = try r.bits(3)
-            let fullRange = try r.flag()
-            if try r.flag() {
-                colorDescription = ColorDescription(
-                    primaries: UInt16(try r.bits(8)), transferFunction: UInt16(try r.bits(8)),
-                    matrix: UInt16(try r.bits(8)), isFullRange: fullRange)
-            }
-        }
+        (sampleAspectRatio, colorDescription) = try r.readPictureVUI()
         if try r.flag() {  // chroma_loc_info_present_flag
             _ = try r.ue()
             _ = try r.ue()

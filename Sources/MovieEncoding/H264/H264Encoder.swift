@@ -47,8 +47,7 @@ package final class H264Encoder: VideoEncoder, @unchecked Sendable {
         param.b_annexb = 0
         param.b_repeat_headers = 0
         param.i_threads = Int32(settings.threads)
-        param.i_keyint_max = Int32(settings.keyframeInterval
-            ?? max(1, Int((2 * UInt64(format.frameRate.frames) + UInt64(format.frameRate.seconds) - 1) / UInt64(format.frameRate.seconds))))
+        param.i_keyint_max = Int32(settings.keyframeInterval(at: format.frameRate))
         if let b = settings.maxBFrames { param.i_bframe = Int32(b) }
         switch settings.effectiveRateControl {
         case .constantQuality(let crf):
@@ -62,7 +61,7 @@ package final class H264Encoder: VideoEncoder, @unchecked Sendable {
             if let maxKbps { param.rc.i_vbv_max_bitrate = Int32(maxKbps) }
             if let buffer { param.rc.i_vbv_buffer_size = Int32(buffer) }
         }
-        if let color = Self.color(settings: settings.color, source: format.color) {
+        if let color = settings.streamColor(source: format.color) {
             param.vui.i_colorprim = Int32(color.primaries)
             param.vui.i_transfer = Int32(color.transferFunction)
             param.vui.i_colmatrix = Int32(color.matrix)
@@ -182,17 +181,6 @@ package final class H264Encoder: VideoEncoder, @unchecked Sendable {
 }
 
 extension H264Encoder {
-    /// The description the stream carries: the settings' primaries and transfer function, and
-    /// the source's matrix and range when it states them (they describe how its samples were
-    /// made, as a JPEG's full-range BT.601).
-    static func color(settings: ColorDescription?, source: ColorDescription?) -> ColorDescription? {
-        guard let source else { return settings }
-        guard var color = settings else { return source }
-        color.matrix = source.matrix
-        color.isFullRange = source.isFullRange
-        return color
-    }
-
     /// Whether x264 knows the preset (a name or its number) and every comma-separated tune,
     /// checked before x264 sees them: x264 prints its complaint about an unknown name to
     /// standard error itself.

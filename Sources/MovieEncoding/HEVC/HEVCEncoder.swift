@@ -120,8 +120,8 @@ package final class HEVCEncoder: VideoEncoder, @unchecked Sendable {
         var isKeyframe = false
         for i in 0..<Int(count) {
             let nal = nals[i]
-            // IRAP pictures (BLA, IDR, CRA: types 16 to 23) are the random access points.
-            if nal.type < 32, (16...23).contains(nal.type) { isKeyframe = true }
+            // IRAP pictures (BLA, IDR, CRA) are the random access points.
+            if nal.type < 64, AnnexBStream.Codec.hevc.isSync(UInt8(nal.type)) { isKeyframe = true }
             data.append(contentsOf: UnsafeBufferPointer(start: nal.payload, count: Int(nal.sizeBytes)))
         }
         return EncodedVideoSample(data: data, presentationTime: output.pts, decodeTime: output.dts, isKeyframe: isKeyframe)
@@ -149,8 +149,7 @@ extension HEVCEncoder {
         p.pointee.bRepeatHeaders = 0
         p.pointee.bOpenGOP = 0
         try parse(p, api: api, "sar", "1")  // square pixels, as the x265 CLI and FFmpeg state them
-        p.pointee.keyframeMax = Int32(settings.keyframeInterval
-            ?? max(1, Int((2 * UInt64(format.frameRate.frames) + UInt64(format.frameRate.seconds) - 1) / UInt64(format.frameRate.seconds))))
+        p.pointee.keyframeMax = Int32(settings.keyframeInterval(at: format.frameRate))
         if let b = settings.maxBFrames { p.pointee.bframes = Int32(b) }
         if settings.threads > 0 { try parse(p, api: api, "pools", "\(settings.threads)") }
         switch settings.effectiveRateControl {
@@ -165,7 +164,7 @@ extension HEVCEncoder {
             if let maxKbps { p.pointee.rc.vbvMaxBitrate = Int32(maxKbps) }
             if let buffer { p.pointee.rc.vbvBufferSize = Int32(buffer) }
         }
-        if let color = H264Encoder.color(settings: settings.color, source: format.color) {
+        if let color = settings.streamColor(source: format.color) {
             p.pointee.vui.bEnableVideoSignalTypePresentFlag = 1
             p.pointee.vui.bEnableColorDescriptionPresentFlag = 1
             p.pointee.vui.colorPrimaries = Int32(color.primaries)

@@ -53,6 +53,23 @@ public struct VideoEncoderSettings: Hashable, Sendable {
     /// Creates settings for `codec` with the defaults for a live recorder.
     public init(codec: VideoCodecType) { self.codec = codec }
 
+    /// The longest distance between keyframes at `rate`: ``keyframeInterval``, or two seconds'
+    /// worth of frames rounded up.
+    package func keyframeInterval(at rate: FrameRate) -> Int {
+        keyframeInterval ?? max(1, Int((2 * UInt64(rate.frames) + UInt64(rate.seconds) - 1) / UInt64(rate.seconds)))
+    }
+
+    /// The description the stream carries: ``color``'s primaries and transfer function, and
+    /// the source's matrix and range when it states them (they describe how its samples were
+    /// made, as a JPEG's full-range BT.601).
+    package func streamColor(source: ColorDescription?) -> ColorDescription? {
+        guard let source else { return color }
+        guard var stream = color else { return source }
+        stream.matrix = source.matrix
+        stream.isFullRange = source.isFullRange
+        return stream
+    }
+
     /// The profile the encoder applies: ``profile``, or the codec's usual one.
     package var effectiveProfile: String { profile ?? (codec == .h264 ? "high" : "main") }
 
