@@ -42,6 +42,51 @@ package struct SoundMediaHeaderAtom: QuickTimeAtom {
     }
 }
 
+/// `gmhd`: the base media information header of a track that is neither video nor sound
+/// (QuickTime File Format, "Base Media Information Header Atom"), such as timed metadata. It
+/// holds `gmin`: version and flags 0, graphics mode dither copy, mid-grey opcolor, balance 0.
+package struct BaseMediaHeaderAtom: QuickTimeAtom {
+    package static let type: FourCC = "gmhd"
+
+    package init() {}
+
+    package func writeBody(to w: inout ByteWriter) {
+        w.write(UInt32(24))
+        w.write("gmin" as FourCC)
+        w.writeVersionAndFlags(version: 0, flags: 0)
+        w.write(UInt16(0x40))
+        for _ in 0..<3 { w.write(UInt16(0x8000)) }
+        w.write(Int16(0))  // balance
+        w.write(UInt16(0))  // reserved
+    }
+
+    package init(body r: inout ByteReader) throws(MovieFormatError) {
+        try r.skip(r.remaining)
+    }
+}
+
+/// `tref` holding one `cdsc` reference: the tracks a timed metadata track describes
+/// (QuickTime File Format, "Track Reference Atoms").
+package struct ContentDescribesReferenceAtom: QuickTimeAtom {
+    package static let type: FourCC = "tref"
+    package var trackIDs: [UInt32]
+
+    package init(trackIDs: [UInt32]) { self.trackIDs = trackIDs }
+
+    package func writeBody(to w: inout ByteWriter) {
+        w.write(UInt32(8 + 4 * trackIDs.count))
+        w.write("cdsc" as FourCC)
+        for id in trackIDs { w.write(id) }
+    }
+
+    package init(body r: inout ByteReader) throws(MovieFormatError) {
+        trackIDs = []
+        for (type, var body) in try readChildAtoms(&r, in: Self.type) where type == "cdsc" {
+            while body.remaining >= 4 { trackIDs.append(try body.readUInt32()) }
+        }
+    }
+}
+
 /// `dref`: where the media data lives (QuickTime File Format, "Data Reference Atoms"). This
 /// library writes one `url ` entry with flag 1: the data is in this same file.
 package struct DataReferenceAtom: QuickTimeAtom {

@@ -79,6 +79,18 @@ public struct TrackInfo: Sendable {
         return aac
     }
 
+    /// The tracks a timed metadata track describes (its `cdsc` references); empty for others.
+    public var describedTrackIDs: [UInt32]
+
+    /// The keys of a timed metadata track (`mebx`), local ID 1 first; `nil` for other tracks
+    /// or a description this library cannot read.
+    public var metadataKeys: [TimedMetadataKey]? { metadataEntry?.keys }
+
+    package var metadataEntry: MetadataSampleEntry? {
+        guard mediaType == "meta", let sampleDescription, sampleDescription.format == MetadataSampleEntry.format else { return nil }
+        return try? MetadataSampleEntry(sampleDescription)
+    }
+
     init(trak: AtomNode) throws(MovieFormatError) {
         guard let tkhd = trak.child("tkhd") else { throw .missingAtom("tkhd", in: "a track atom") }
         header = try tkhd.decode(TrackHeaderAtom.self)
@@ -90,6 +102,7 @@ public struct TrackInfo: Sendable {
         mediaType = hdlr?.componentSubtype ?? FourCC(rawValue: 0)
         handlerName = hdlr?.name ?? ""
         editList = try trak.descendant(["edts", "elst"])?.decode(EditListAtom.self).entries ?? []
+        describedTrackIDs = try trak.child("tref")?.decode(ContentDescribesReferenceAtom.self).trackIDs ?? []
         if let stbl = mdia.descendant(["minf", "stbl"]) {
             let stsd = try stbl.child("stsd")?.decode(SampleDescriptionAtom.self)
             sampleDescription = stsd?.entries.first

@@ -28,7 +28,10 @@ struct FragmentBuilder {
             let trackShift = rescale(shift.value, from: shift.timescale, to: track.timescale)
             if track.aac != nil {
                 parts.append(Self.packetPart(of: track, firstDecodeTime: first, shift: trackShift))
-            } else if !track.isVideo {
+            } else if track.isMetadata {
+                let end = final ? nil : Self.fragmentEnd(of: tracks, nextDecodeTimes: nextDecodeTimes, in: track.timescale)
+                parts.append(Self.metadataPart(of: track, fragmentEnd: end, shift: trackShift))
+            } else if track.isAudio {
                 parts.append(Self.audioPart(of: track, firstDecodeTime: first, shift: trackShift))
             } else if let part = Self.videoPart(of: track, nextDecodeTime: nextDecodeTimes[track.id], final: final, shift: trackShift) {
                 parts.append(part)
@@ -92,6 +95,34 @@ struct FragmentBuilder {
                                  compositionOffset: pending[i].compositionOffset))
         }
         return samples
+    }
+
+    /// Where the fragment's media ends on the movie timeline, in ticks of `timescale`: the
+    /// latest end among the other tracks' pending samples.
+    private static func fragmentEnd(of tracks: [TrackBuilder], nextDecodeTimes: [UInt32: Int64], in timescale: UInt32) -> Int64 {
+        tracks.filter { !$0.isMetadata }.map { track in
+            rescale(nextDecodeTimes[track.id] ?? track.decodeEnd, from: track.timescale, to: timescale)
+        }.max() ?? 0
+    }
+
+    /// A timed metadata track's pending samples, all of them, so the values in force reach the
+    /// disk with the fragment. The last one's duration runs to the fragment's end (or, at the
+    /// end of the movie, the track's end); a later sample's `tfdt` places it after any gap,
+    /// and the movie atom at the end has each sample last until the next.
+    private static func metadataPart(of track: TrackBuilder, fragmentEnd: Int64?, shift: Int64) -> TrackFragment {
+        let pending = track.fragmentSamples
+        var samples: [TrackRunAtom.Sample] = []
+        for (i, sample) in pending.enumerated() {
+            let end = i + 1 < pending.count ? pending[i + 1].decodeTime
+                : fragmentEnd ?? sample.decodeTime + Int64(track.finalDuration ?? 1)
+            samples.append(.init(duration: UInt32(clamping: max(1, end - sample.decodeTime)), size: sample.size,
+                                 flags: TrackRunAtom.syncSampleFlags, compositionOffset: 0))
+        }
+        let fields = TrackRunAtom.durationPresent | TrackRunAtom.sizePresent | TrackRunAtom.flagsPresent
+        return TrackFragment(track: track, sampleCount: pending.count, byteCount: pending.reduce(0) { $0 + Int($1.size) },
+                             header: TrackFragmentHeaderAtom(trackID: track.id),
+                             baseMediaDecodeTime: UInt64(max(0, pending[0].decodeTime + shift)),
+                             run: TrackRunAtom(dataOffset: 0, sampleCount: UInt32(pending.count), sampleFields: fields, samples: samples))
     }
 
     /// An audio track's pending PCM frames, described by `tfhd` defaults: one frame per sample,

@@ -69,13 +69,23 @@ struct MovieAtomBuilder {
             if !edits.isEmpty {
                 try w.writeAtom("edts") { try EditListAtom(entries: edits).write(to: &$0) }
             }
+            if case .metadata(let format) = track.media, let described = format.describedTrack {
+                try ContentDescribesReferenceAtom(trackIDs: [described.rawValue]).write(to: &w)
+            }
             try w.writeAtom("mdia") { w in
                 try MediaHeaderAtom(creationTime: time, timescale: track.timescale, duration: track.mediaDuration).write(to: &w)
-                try (track.isVideo
-                    ? HandlerAtom(componentType: "mhlr", componentSubtype: "vide", name: "Core Media Video")
-                    : HandlerAtom(componentType: "mhlr", componentSubtype: "soun", name: "Core Media Audio")).write(to: &w)
+                try Self.handler(of: track).write(to: &w)
                 try writeMediaInformation(track, to: &w, tables: &tables)
             }
+        }
+    }
+
+    /// The `hdlr` of a track's media, named as Core Media names them.
+    private static func handler(of track: TrackBuilder) -> HandlerAtom {
+        switch track.media {
+        case .video: HandlerAtom(componentType: "mhlr", componentSubtype: "vide", name: "Core Media Video")
+        case .audio: HandlerAtom(componentType: "mhlr", componentSubtype: "soun", name: "Core Media Audio")
+        case .metadata: HandlerAtom(componentType: "mhlr", componentSubtype: "meta", name: "Core Media Metadata")
         }
     }
 
@@ -92,16 +102,19 @@ struct MovieAtomBuilder {
         case .audio:
             return TrackHeaderAtom(trackID: track.id, creationTime: time, duration: duration, volume: 0x0100,
                                    matrix: .identity, width: 0, height: 0)
+        case .metadata:
+            return TrackHeaderAtom(trackID: track.id, creationTime: time, duration: duration, volume: 0,
+                                   matrix: .identity, width: 0, height: 0)
         }
     }
 
     /// Writes `minf`: the media's header, the data handler and reference, and the sample table.
     private func writeMediaInformation(_ track: TrackBuilder, to w: inout ByteWriter, tables: inout [TableEntries]) throws {
         try w.writeAtom("minf") { w in
-            if track.isVideo {
-                try VideoMediaHeaderAtom().write(to: &w)
-            } else {
-                try SoundMediaHeaderAtom().write(to: &w)
+            switch track.media {
+            case .video: try VideoMediaHeaderAtom().write(to: &w)
+            case .audio: try SoundMediaHeaderAtom().write(to: &w)
+            case .metadata: try BaseMediaHeaderAtom().write(to: &w)
             }
             try HandlerAtom(componentType: "dhlr", componentSubtype: "url ", name: "Core Media Data Handler").write(to: &w)
             try w.writeAtom("dinf") { try DataReferenceAtom().write(to: &$0) }

@@ -111,6 +111,8 @@ public enum MovieRepair {
         var videoTrackIDs: Set<UInt32> = []
         /// AAC tracks, whose runs list each access unit's size.
         var aacTrackIDs: Set<UInt32> = []
+        /// Timed metadata tracks, whose every `tfdt` places its run.
+        var metadataTrackIDs: Set<UInt32> = []
     }
 
     /// The samples of one `trun`, where they lie in the file and when they start.
@@ -198,6 +200,7 @@ public enum MovieRepair {
             probe.ids[track.trackID] = TrackID(rawValue: track.trackID)
             if track.mediaType == "vide" { probe.videoTrackIDs.insert(track.trackID) }
             if track.codec == AACSampleEntry.format { probe.aacTrackIDs.insert(track.trackID) }
+            if track.metadataEntry != nil { probe.metadataTrackIDs.insert(track.trackID) }
         }
         let hevcTrackIDs = Set(info.tracks.filter { $0.codec == "hvc1" || $0.codec == "hev1" }.map(\.trackID))
         var kept: [Fragment] = []
@@ -309,6 +312,12 @@ public enum MovieRepair {
                     throw RepairError(code: .unsupportedTrack, message: "track \(track.trackID): \(error.message)")
                 }
                 tracks.ids[track.trackID] = writer.adoptTrack(.audio(AudioTrackFormat(pcm: pcm)))
+            case "meta" where entry.format == MetadataSampleEntry.format:
+                let keys = try MetadataSampleEntry(entry).keys
+                let described = track.describedTrackIDs.first.flatMap { tracks.ids[$0] }
+                tracks.ids[track.trackID] = writer.adoptTrack(.metadata(MetadataTrackFormat(
+                    keys: keys, timescale: track.mediaHeader.timescale, describedTrack: described)))
+                tracks.metadataTrackIDs.insert(track.trackID)
             default:
                 throw RepairError(code: .unsupportedTrack, message: "track \(track.trackID) is '\(track.mediaType)', which this library does not write")
             }
@@ -319,7 +328,9 @@ public enum MovieRepair {
 
     /// Reads every run of the fragments' known tracks, in file order. Times continue from run to
     /// run; only a track's first `tfdt` places it. (This library writes them continuous; a
-    /// hostile file must not send decode times backwards.)
+    /// hostile file must not send decode times backwards.) A timed metadata track's runs leave
+    /// gaps while no value changes, so each of its `tfdt`s places its run, never before the
+    /// previous run's end.
     private static func readRuns(of fragments: [Fragment], moov: AtomNode, tracks: AdoptedTracks) throws -> [Run] {
         var runs: [Run] = []
         var nextTime: [UInt32: Int64] = [:]
@@ -328,9 +339,12 @@ public enum MovieRepair {
                 guard let header = try traf.child("tfhd")?.decode(TrackFragmentHeaderAtom.self), tracks.ids[header.trackID] != nil else { continue }
                 let defaults = sampleDefaults(of: header, moov: moov)
                 let declared = try traf.child("tfdt")?.decode(TrackFragmentDecodeTimeAtom.self).baseMediaDecodeTime ?? 0
-                var time = nextTime[header.trackID] ?? Int64(min(declared, UInt64(Int64.max / 4)))
+                let placed = Int64(min(declared, UInt64(Int64.max / 4)))
+                var time = nextTime[header.trackID] ?? placed
+                if tracks.metadataTrackIDs.contains(header.trackID) { time = max(time, placed) }
                 for trunNode in traf.children("trun") {
                     let listsSamples = tracks.videoTrackIDs.contains(header.trackID) || tracks.aacTrackIDs.contains(header.trackID)
+                        || tracks.metadataTrackIDs.contains(header.trackID)
                     runs.append(try readRun(trunNode.decode(TrackRunAtom.self), of: header, defaults: defaults,
                                             listsSamples: listsSamples,
                                             fragment: (moof, mdat), time: &time))
@@ -427,7 +441,15 @@ public enum MovieRepair {
         for run in runs {
             guard let id = tracks.ids[run.track], let scale = tracks.timescales[run.track] else { continue }
             let start = run.baseTime - rescale(shift.0, from: shift.1, to: scale)
-            if tracks.videoTrackIDs.contains(run.track) {
+            if tracks.metadataTrackIDs.contains(run.track) {
+                var t = start
+                var samples: [(size: UInt32, time: Int64)] = []
+                for s in run.samples {
+                    samples.append((s.size, t))
+                    t += Int64(s.duration)
+                }
+                try writer.adoptMetadataRun(id, at: run.offset, samples: samples)
+            } else if tracks.videoTrackIDs.contains(run.track) {
                 var t = start
                 var entries: [(size: UInt32, decodeTime: Int64, compositionOffset: Int32, isSync: Bool)] = []
                 for s in run.samples {

@@ -33,6 +33,21 @@ extension MovieWriter {
         }
     }
 
+    /// Enters a run of timed metadata samples already in the file at `offset`, as one chunk.
+    /// Samples that do not start after the previous one (a hostile run) are left out.
+    /// - Throws: ``MovieWriterError`` when the tables cannot use scratch storage.
+    func adoptMetadataRun(_ track: TrackID, at offset: UInt64, samples: [(size: UInt32, time: Int64)]) throws {
+        let builder = tracks[Int(track.rawValue) - 1]
+        var kept: UInt32 = 0
+        try stoppingOnFailure {
+            for s in samples where s.time >= 0 && (builder.firstDecodeTime == nil || s.time > builder.lastDecodeTime) {
+                try builder.recordVideoSample(size: Int(s.size), decodeTime: s.time, presentationTime: s.time, isSync: true)
+                kept += 1
+            }
+            if kept > 0 { try builder.addChunk(at: offset, sampleCount: kept) }
+        }
+    }
+
     /// Enters a run of PCM frames already in the file at `offset`, as one chunk.
     /// - Throws: ``MovieWriterError`` when the tables cannot use scratch storage.
     func adoptAudioRun(_ track: TrackID, at offset: UInt64, frames: Int, startTime: Int64) throws {

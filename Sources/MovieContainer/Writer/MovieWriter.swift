@@ -93,7 +93,7 @@ public final class MovieWriter {
         return try addTrack(.audio(format))
     }
 
-    private func addTrack(_ media: TrackBuilder.Media) throws -> TrackID {
+    func addTrack(_ media: TrackBuilder.Media) throws -> TrackID {
         guard case .configuring = state else {
             throw MovieWriterError(.invalidState, "adding a track: tracks must all be added before the first sample")
         }
@@ -101,15 +101,20 @@ public final class MovieWriter {
         let builder = TrackBuilder(id: id, media: media, chunkDuration: configuration.chunkDuration, spill: spill)
         if let interval = configuration.fragmentInterval { builder.fragmentTicks = ticks(interval, timescale: builder.timescale) }
         tracks.append(builder)
-        drivingTrack = tracks.first { $0.isVideo } ?? tracks.first
+        drivingTrack = tracks.first { $0.isVideo } ?? tracks.first { $0.isAudio }
         return TrackID(rawValue: id)
     }
 
     /// The track `id` names, which must be a video track when `video` is true and an audio
     /// track otherwise.
     func track(_ id: TrackID, video: Bool) throws -> TrackBuilder {
-        guard id.rawValue >= 1, Int(id.rawValue) <= tracks.count, tracks[Int(id.rawValue) - 1].isVideo == video else {
-            throw MovieWriterError(.unknownTrack, "\(id) is not a \(video ? "video" : "audio") track of this writer")
+        try track(id, kind: video ? "video" : "audio") { video ? $0.isVideo : $0.isAudio }
+    }
+
+    /// The track `id` names, which must be of the `kind` that `isOfKind` accepts.
+    func track(_ id: TrackID, kind: String, where isOfKind: (TrackBuilder) -> Bool) throws -> TrackBuilder {
+        guard id.rawValue >= 1, Int(id.rawValue) <= tracks.count, isOfKind(tracks[Int(id.rawValue) - 1]) else {
+            throw MovieWriterError(.unknownTrack, "\(id) is not a \(kind) track of this writer")
         }
         return tracks[Int(id.rawValue) - 1]
     }
@@ -202,14 +207,16 @@ public final class MovieWriter {
         }
         if isFragmented {
             try close(tracks.filter { $0.isVideo })
+            try closeMetadataTracks(endTimes: endTimes)
             try writeFragment(nextDecodeTimes: [:], final: true)
-            try close(tracks.filter { !$0.isVideo })
+            try close(tracks.filter { $0.isAudio })
         } else {
             let pending = tracks.filter { $0.chunkSampleCount > 0 }.sorted {
                 rescale($0.chunkStartTime, from: $0.timescale, to: 1_000_000) < rescale($1.chunkStartTime, from: $1.timescale, to: 1_000_000)
             }
             for builder in pending { try writeChunk(of: builder) }
-            try close(tracks)
+            try close(tracks.filter { !$0.isMetadata })
+            try closeMetadataTracks(endTimes: endTimes)
         }
     }
 }

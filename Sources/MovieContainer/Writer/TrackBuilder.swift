@@ -12,6 +12,7 @@ final class TrackBuilder {
     enum Media {
         case video(VideoTrackFormat)
         case audio(AudioTrackFormat)
+        case metadata(MetadataTrackFormat)
     }
 
     let id: UInt32
@@ -77,11 +78,23 @@ final class TrackBuilder {
         switch media {
         case .video(let format): timescale = format.timescale
         case .audio(let format): timescale = format.sampleRate
+        case .metadata(let format): timescale = format.timescale
         }
         chunkTicks = max(1, ticks(chunkDuration, timescale: timescale))
     }
 
     var isVideo: Bool { if case .video = media { true } else { false } }
+    var isAudio: Bool { if case .audio = media { true } else { false } }
+    var isMetadata: Bool { if case .metadata = media { true } else { false } }
+    /// Whether each sample has its own decode time and duration, as video and timed metadata
+    /// do; audio's follow from its frame count.
+    var hasSampleTimes: Bool { !isAudio }
+
+    /// The `mebx` description, for a timed metadata track.
+    var metadataEntry: MetadataSampleEntry? {
+        if case .metadata(let format) = media { return MetadataSampleEntry(keys: format.keys) }
+        return nil
+    }
 
     /// Bytes per PCM frame; 0 for video and AAC.
     var bytesPerFrame: Int {
@@ -96,7 +109,7 @@ final class TrackBuilder {
     }
 
     /// Whether each sample has its own size in `stsz` and `trun`: video and AAC, not PCM.
-    var hasSampleSizes: Bool { isVideo || aac != nil }
+    var hasSampleSizes: Bool { !isAudio || aac != nil }
 
     /// Ticks each sample lasts in an audio track: 1 for PCM, 1024 for AAC.
     var audioSampleDuration: Int64 { aac == nil ? 1 : Int64(AACFormat.framesPerPacket) }
@@ -112,6 +125,7 @@ final class TrackBuilder {
             case .pcm(let pcm): SoundSampleEntry(pcm: pcm).descriptionEntry
             case .aac(let aac): AACSampleEntry(aac: packetStatistics.describing(aac, packets: sampleCount)).descriptionEntry
             }
+        case .metadata(let format): MetadataSampleEntry(keys: format.keys).descriptionEntry
         }
     }
 
@@ -119,7 +133,8 @@ final class TrackBuilder {
     /// duration is a guess until ``close(endTime:)``.
     var decodeEnd: Int64 {
         guard let first = firstDecodeTime else { return 0 }
-        if isVideo { return lastDecodeTime + Int64(finalDuration ?? lastDelta ?? nominalFrameDuration) }
+        if isMetadata { return lastDecodeTime + Int64(finalDuration ?? 1) }  // a value lasts until the next
+        if hasSampleTimes { return lastDecodeTime + Int64(finalDuration ?? lastDelta ?? nominalFrameDuration) }
         return first + Int64(sampleCount) * audioSampleDuration
     }
 
@@ -178,12 +193,12 @@ final class TrackBuilder {
             presentationEndLimit = endTime
             return
         }
-        if !isVideo {
+        if isAudio {
             if let endTime, let first = firstDecodeTime { try truncateAudio(toFrames: UInt64(max(0, endTime - first))) }
             return
         }
         guard firstDecodeTime != nil, finalDuration == nil else { return }
-        var last = lastDelta ?? nominalFrameDuration
+        var last = isMetadata ? 1 : lastDelta ?? nominalFrameDuration
         if let endTime, endTime > lastDecodeTime, endTime - lastDecodeTime <= Int64(UInt32.max) {
             last = UInt32(endTime - lastDecodeTime)
         }
@@ -244,6 +259,13 @@ final class TrackBuilder {
         chunk.removeFirst(bytes)
         chunkSampleCount -= UInt32(count)
         if hasSampleSizes { fragmentSamples.removeFirst(count) }
+    }
+
+    /// Where the track ends on the movie timeline, in track ticks: video ends with its last
+    /// presented frame, audio and timed metadata with their last sample.
+    var presentationEnd: Int64 {
+        guard firstDecodeTime != nil else { return 0 }
+        return isVideo ? minPresentationTime + Int64(mediaDuration) : decodeEnd
     }
 
     /// The media's total duration in track ticks.

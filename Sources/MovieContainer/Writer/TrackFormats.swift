@@ -98,3 +98,25 @@ public struct AudioTrackFormat: Hashable, Sendable {
         }
     }
 }
+
+/// What a timed metadata track holds: its keys, its time scale, and the track its samples
+/// describe (a `cdsc` track reference), as `AVAssetWriterInputMetadataAdaptor` writes one.
+public struct MetadataTrackFormat: Hashable, Sendable {
+    /// The keys the track's samples may hold, listed once in its `mebx` description.
+    public var keys: [TimedMetadataKey]
+    /// Ticks per second of the track's timestamps.
+    public var timescale: UInt32
+    /// The track the metadata describes, such as the video track; `nil` for none.
+    public var describedTrack: TrackID?
+
+    /// Creates a format.
+    /// - Parameters:
+    ///   - keys: The keys the samples may hold; at least one.
+    ///   - timescale: Ticks per second; 600 by default, as Apple's capture uses.
+    ///   - describedTrack: The track the metadata describes.
+    public init(keys: [TimedMetadataKey], timescale: UInt32 = 600, describedTrack: TrackID? = nil) {
+        self.keys = keys
+        self.timescale = timescale
+        self.describedTrack = describedTrack
+    }
+}
