@@ -92,10 +92,13 @@ public struct MetadataItem: Hashable, Sendable {
     /// integer arithmetic; a value that rounds to zero is written with `+`.
     /// - Returns: `nil` when the latitude is outside −90…90, the longitude outside −180…180, or
     ///   a value is not finite or the altitude beyond ±10^9 m.
-    public static func iso6709(latitude: Double, longitude: Double, altitude: Double? = nil) -> String? {
-        guard latitude.isFinite, abs(latitude) <= 90, longitude.isFinite, abs(longitude) <= 180 else { return nil }
-        var text = fixedPoint(latitude, integerDigits: 2, fractionDigits: 4)
-            + fixedPoint(longitude, integerDigits: 3, fractionDigits: 4)
+    /// - Parameter fractionDigits: the decimals of latitude and longitude: 4 (about 10 m) as
+    ///   Apple writes the movie's location, more for a timed track.
+    public static func iso6709(latitude: Double, longitude: Double, altitude: Double? = nil, fractionDigits: Int = 4) -> String? {
+        guard latitude.isFinite, abs(latitude) <= 90, longitude.isFinite, abs(longitude) <= 180,
+              (1...9).contains(fractionDigits) else { return nil }
+        var text = fixedPoint(latitude, integerDigits: 2, fractionDigits: fractionDigits)
+            + fixedPoint(longitude, integerDigits: 3, fractionDigits: fractionDigits)
         if let altitude {
             guard altitude.isFinite, abs(altitude) <= 1e9 else { return nil }
             text += fixedPoint(altitude, integerDigits: 3, fractionDigits: 3)
@@ -105,7 +108,7 @@ public struct MetadataItem: Hashable, Sendable {
 
     /// `value` with a sign, at least `integerDigits` digits before the point and exactly
     /// `fractionDigits` after it. `value` must be finite and small enough to scale into Int64.
-    static func fixedPoint(_ value: Double, integerDigits: Int, fractionDigits: Int) -> String {
+    package static func fixedPoint(_ value: Double, integerDigits: Int, fractionDigits: Int) -> String {
         var scale: Int64 = 1
         for _ in 0..<fractionDigits { scale *= 10 }
         let scaled = Int64((value.magnitude * Double(scale)).rounded(.toNearestOrAwayFromZero))

@@ -43,7 +43,7 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
         case didFinishRecording(RecordingResult)
     }
 
-    private struct State {
+    struct State {
         var angle: Double = 0
         var mirrored = false
         var encoderSettings = VideoEncoderSettings()
@@ -60,13 +60,15 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
         var maximumTotalSize: UInt64?
         var startsNewSegmentOnRotationChange = false
         var durability = MovieWriter.Durability.none
+        var locationSource: (any LocationSource)?
+        var timedMetadataKeys: [TimedMetadataKey] = []
         var sources: SourceDescription?
         var pipeline: RecordingPipeline?
         var waiters: [CheckedContinuation<RecordingResult, Never>] = []
         var lastResult: RecordingResult?
     }
 
-    private let state = LockedValue(State())
+    let state = LockedValue(State())
     private let eventContinuation: AsyncStream<Event>.Continuation
     /// The recording events, newest kept when nobody reads (up to 64: a segmented recording
     /// sends two per file). Read them from a task started before the recording.
@@ -324,7 +326,8 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
                 maxDuration: s.maxRecordedDuration, maxFileSize: s.maxRecordedFileSize,
                 minFreeDiskSpace: s.minFreeDiskSpaceLimit, fragmentInterval: s.fragmentInterval, durability: s.durability,
                 metadataCreationTime: QuickTimeTimestamp(unixSeconds: Int64(SystemClock.unixSeconds())),
-                metadata: s.metadata, segments: segmenting))
+                metadata: s.metadata, segments: segmenting, recordsLocation: s.locationSource != nil,
+                timedMetadataKeys: s.timedMetadataKeys))
         }
         guard let sources, sources.video != nil else {
             throw RecordingError(.notConnected, "MovieFileOutput: not connected to a running capture session with a video input; add the output and start the session first")
@@ -356,6 +359,9 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
             throw installed
         }
         pipeline.start()
+        if let location = state.withLock({ $0.locationSource }) {
+            location.start { [weak pipeline] event in pipeline?.receive(event) }
+        }
         sources.wakeWaitingSources()  // a file source waits for an output to consume media
     }
 
@@ -422,15 +428,16 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
     }
 
     private func finished(_ result: RecordingResult, path: String) {
-        let waiters = state.withLock { s -> [CheckedContinuation<RecordingResult, Never>] in
+        let (waiters, location) = state.withLock { s -> ([CheckedContinuation<RecordingResult, Never>], (any LocationSource)?) in
             // Only the recording in progress clears itself (a pipeline that lost a start race
             // finishes too, and must not orphan the winner).
-            guard s.pipeline?.settings.path == path else { return [] }
+            guard s.pipeline?.settings.path == path else { return ([], nil) }
             s.pipeline = nil
             s.lastResult = result
             defer { s.waiters = [] }
-            return s.waiters
+            return (s.waiters, s.locationSource)
         }
+        location?.stop()
         eventContinuation.yield(.didFinishRecording(result))
         for waiter in waiters { waiter.resume(returning: result) }
     }

@@ -11,6 +11,7 @@ extension RecordingPipeline {
     /// every frame before the switch comes before the IDR and every frame after it after.
     func encodeLoop() {
         var lastPresentation: Int64 = -1
+        var lastOrientation: VideoOrientation?
         /// The presentation time of each segment's first frame; segment 0 starts at 0.
         var segmentStarts: [Int64] = [0]
         func segment(of sample: EncodedVideoSample) -> Int {
@@ -25,6 +26,13 @@ extension RecordingPipeline {
                 if let index = item.startsSegment {
                     while segmentStarts.count < index { segmentStarts.append(presentation) }  // never skipped, but stay aligned
                     segmentStarts.append(presentation)
+                }
+                if item.orientation != lastOrientation {
+                    // The orientation track turns at the first frame captured turned.
+                    lastOrientation = item.orientation
+                    let index = segmentStarts.lastIndex { $0 <= presentation } ?? 0
+                    guard writing.push(.metadata(Self.orientationItems(item.orientation), track: Self.orientationTrack,
+                                                 time: presentation, segment: index)) else { break }
                 }
                 if let sample = try encoder.encode(item.frame, presentationTime: presentation, forceKeyframe: item.startsSegment != nil) {
                     guard writing.push(.video(sample, segment: segment(of: sample))) else { break }

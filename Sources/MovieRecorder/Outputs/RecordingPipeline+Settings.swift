@@ -24,6 +24,10 @@ extension RecordingPipeline {
         var metadata: [MetadataItem] = []
         /// Automatic segments and retention, for a recording started with segment names.
         var segments: Segmenting?
+        /// Whether the movie has a timed location track (a location source is attached).
+        var recordsLocation = false
+        /// The application's timed keys, each a track of its own.
+        var timedMetadataKeys: [TimedMetadataKey] = []
     }
 
     /// How a segmented recording switches files by itself, and which of its files it keeps.

@@ -45,6 +45,11 @@ extension RecordingPipeline {
         /// The microphone clock's latest measured drift, parts per million.
         var audioClockDrift: Double?
 
+        /// When the last location fix sent to the movie was captured, and whether the position
+        /// is lost (a gap sent) since.
+        var lastLocationCapture: UInt64?
+        var locationLost = false
+
         init(orientation: VideoOrientation) { self.orientation = orientation }
     }
 }

@@ -1,3 +1,4 @@
+import MovieContainer
 import MovieCapture
 import MovieEncoding
 
@@ -12,6 +13,9 @@ extension RecordingPipeline {
         /// AAC access units; `startTime` is where the first input frame sits and `end` where the
         /// audio fed to the encoder so far ends, in ticks of the sample rate.
         case audioPackets([[UInt8]], startTime: Int64, end: Int64, segment: Int)
+        /// A timed metadata sample for metadata track `track` (an index into the segment's
+        /// tracks) at `time`, in video ticks from the recording's start.
+        case metadata([TimedMetadataItem], track: Int, time: Int64, segment: Int)
         /// All of `segment`'s audio has been sent.
         case audioSegmentEnded(segment: Int)
         case videoEnded

@@ -19,6 +19,8 @@ extension RecordingPipeline {
         /// Audio for segments whose first frame has not come yet (the encoder's delay): a file is
         /// created with its first frame, so a kill never leaves one without a picture.
         var waitingAudio: [Int: [WriterItem]] = [:]
+        /// The values each metadata track holds now: what a new segment starts with.
+        var currentMetadata: [Int: [TimedMetadataItem]] = [:]
 
         init(first: RecordingSegment) { open = [0: first] }
 
@@ -78,6 +80,13 @@ extension RecordingPipeline {
         case .audioPackets(let packets, let startTime, let end, let index):
             guard let segment = segments.open[index] else { return wait(item, for: index, &segments) }
             try segment.appendAudio(packets: packets, startTime: startTime, end: end)
+        case .metadata(let items, let track, let time, let index):
+            guard let segment = segments.open[index] else {
+                if index > segments.videoSegment { wait(item, for: index, &segments) }
+                return
+            }
+            try segment.appendMetadata(items, track: track, time: time - segment.start.video)
+            if index == segments.open.keys.max() { segments.currentMetadata[track] = items }
         case .audioSegmentEnded(let index):
             segments.audioEndedThrough = max(segments.audioEndedThrough, index)
             if let segment = segments.open[index] {
@@ -120,6 +129,10 @@ extension RecordingPipeline {
             index: index, path: start.path, file: start.file, overwrite: start.overwrite, orientation: start.orientation,
             tracks: tracks, configuration: RecordingSegment.configuration(settings, creationTime: QuickTimeTimestamp(unixSeconds: start.unixSeconds)))
         segment.start = startTicks(of: index)
+        // Each file starts with the values in force, so it reads alone.
+        for (track, items) in segments.currentMetadata.sorted(by: { $0.key < $1.key }) {
+            try segment.appendMetadata(items, track: track, time: 0)
+        }
         if index <= segments.audioEndedThrough { segment.audioEnded = true }
         segments.open[index] = segment
         onSegmentStart(start.path)

@@ -72,6 +72,8 @@ final class RecordingPipeline: Sendable {
         var time: UInt64
         /// The segment this frame starts, if it starts one.
         var startsSegment: Int?
+        /// The capture orientation when the frame was taken.
+        var orientation: VideoOrientation
     }
 
     /// Opens the encoders and creates the first file; nothing runs until ``start()``.
@@ -122,7 +124,8 @@ final class RecordingPipeline: Sendable {
         tracks = RecordingSegment.Tracks(
             video: encoder.trackFormat(timescale: timescale, orientation: settings.orientation,
                                        nominalFrameDuration: rate.frameDuration, color: nil),
-            audio: sources.audio.map { audio in aacFormat.map { AudioTrackFormat(aac: $0) } ?? AudioTrackFormat(pcm: audio.format) })
+            audio: sources.audio.map { audio in aacFormat.map { AudioTrackFormat(aac: $0) } ?? AudioTrackFormat(pcm: audio.format) },
+            metadata: Self.metadataTracks(settings, timescale: timescale))
         do {
             firstSegment = try RecordingSegment(index: 0, path: settings.path, overwrite: settings.overwrite,
                                                 orientation: settings.orientation, tracks: tracks,
@@ -179,9 +182,9 @@ final class RecordingPipeline: Sendable {
         case .stop:
             beginStop(reason: RecordingError(.maximumDurationReached,
                 "MovieFileOutput: the maximum recorded duration (\(settings.maxDuration!)) was reached"))
-        case .accept(let time, let first, let startsSegment):
+        case .accept(let time, let first, let startsSegment, let orientation):
             if first { onStart(frame.timestamp) }
-            let item = FrameItem(frame: frame, time: time, startsSegment: startsSegment)
+            let item = FrameItem(frame: frame, time: time, startsSegment: startsSegment, orientation: orientation)
             // A live frame is dropped when the encoder is behind, but never one that starts a
             // segment: the switch is already made at it.
             let accepted = video.isLive && startsSegment == nil ? frames.offer(item) : frames.push(item)
@@ -199,7 +202,7 @@ final class RecordingPipeline: Sendable {
     /// What becomes of a frame: it goes on the timeline at `time` (starting a new segment, or
     /// the recording), or it is not recorded, or it is past the maximum duration and stops the
     /// recording.
-    private enum FrameDecision { case accept(time: UInt64, first: Bool, startsSegment: Int?), ignore, stop }
+    private enum FrameDecision { case accept(time: UInt64, first: Bool, startsSegment: Int?, orientation: VideoOrientation), ignore, stop }
 
     /// Decides, under the lock, whether `frame` is recorded and where it goes on the recording's
     /// timeline (its capture time with the pauses taken out); the first frame starts the timeline.
@@ -229,9 +232,9 @@ final class RecordingPipeline: Sendable {
                 s.lastVideoTimestamp = time  // a stop before this frame is queued still ends after it
                 s.segments = [segmentStart(path: settings.path, file: nil, overwrite: settings.overwrite,
                                            orientation: settings.orientation, time: time, in: s)]
-                return .accept(time: time, first: true, startsSegment: nil)
+                return .accept(time: time, first: true, startsSegment: nil, orientation: s.orientation)
             }
-            return .accept(time: time, first: false, startsSegment: switchSegment(at: time, in: &s))
+            return .accept(time: time, first: false, startsSegment: switchSegment(at: time, in: &s), orientation: s.orientation)
         }
     }
 

@@ -17,6 +17,11 @@ final class RecordingSegment: @unchecked Sendable {
     let writer: MovieWriter
     let videoTrack: TrackID
     let audioTrack: TrackID?
+    /// The timed metadata tracks, in the order of ``Tracks/metadata``.
+    let metadataTracks: [TrackID]
+    /// Each metadata track's last sample: its time in video ticks from the segment's start and
+    /// its values.
+    private var lastMetadata: [Int: (time: Int64, items: [TimedMetadataItem])] = [:]
     /// Where the segment starts on the recording's timeline, in video and audio ticks; set when
     /// the writing thread opens it (the first segment starts at 0).
     var start: (video: Int64, audio: Int64) = (0, 0)
@@ -39,6 +44,9 @@ final class RecordingSegment: @unchecked Sendable {
     struct Tracks {
         var video: VideoTrackFormat
         var audio: AudioTrackFormat?
+        /// The timed metadata tracks: the orientation first, then the location and the
+        /// application's keys as the recording asked; each describes the video track.
+        var metadata: [MetadataTrackFormat] = []
     }
 
     /// Creates the segment's file (or takes `file`, created already) and describes its tracks.
@@ -64,6 +72,12 @@ final class RecordingSegment: @unchecked Sendable {
         do {
             videoTrack = try writer.addVideoTrack(video)
             audioTrack = try tracks.audio.map { try writer.addAudioTrack($0) }
+            let described = videoTrack
+            metadataTracks = try tracks.metadata.map { format in
+                var format = format
+                format.describedTrack = described
+                return try writer.addMetadataTrack(format)
+            }
         } catch {
             try? self.file.close()
             try? RandomAccessFile.remove(path)
@@ -96,6 +110,18 @@ final class RecordingSegment: @unchecked Sendable {
         if firstDecodeTime == nil { firstDecodeTime = decode }
         try writer.appendVideoSample(sample.data, to: videoTrack, decodeTime: decode,
                                      presentationTime: sample.presentationTime - start, isSync: sample.isKeyframe)
+    }
+
+    /// Appends a timed metadata sample to metadata track `track` at `time` (video ticks from the
+    /// segment's start), unless it repeats the track's last values. A time not after the last
+    /// sample's moves to one tick after it.
+    func appendMetadata(_ items: [TimedMetadataItem], track: Int, time: Int64) throws {
+        guard track < metadataTracks.count else { return }
+        let last = lastMetadata[track]
+        if let last, last.items == items { return }
+        let at = max(time, 0, last.map { $0.time + 1 } ?? 0)
+        try writer.appendMetadataSample(items, to: metadataTracks[track], time: at)
+        lastMetadata[track] = (at, items)
     }
 
     /// Appends PCM `buffer` where the audio thread put it, after the silence that fills an
