@@ -83,5 +83,32 @@ import Testing
         let gst = try run("gst-launch-1.0", ["-q", "filesrc", "location=\(path)", "!", "qtdemux", "!", "h264parse", "!",
                                               "avdec_h264", "!", "fakesink"])
         #expect(gst.status == 0, "gst-launch: \(gst.error)")
+
+        // movrec inspect lists the samples and exports the track as GPX 1.1 that validates.
+        let listing = try run(movrecPath(), ["inspect", "--metadata", path])
+        #expect(listing.status == 0 && listing.output.contains("com.apple.quicktime.video-orientation = \(exifs[1])"), "\(listing.output)")
+        #expect(listing.output.contains("(no value)"), "the lost fix is listed: \(listing.output)")
+        let gpx = try run(movrecPath(), ["inspect", "--gpx", path])
+        #expect(gpx.status == 0)
+        #expect(gpx.output.components(separatedBy: "<trkpt ").count - 1 == 2, "\(gpx.output)")
+        #expect(gpx.output.contains(#"<trkpt lat="52.52" lon="13.405">"#) && gpx.output.contains("<time>2026-06-01T12:00:00.000Z</time>"), "\(gpx.output)")
+        try gpx.outputData.write(to: URL(fileURLWithPath: dir.file("track.gpx")))
+        let valid = try run(toolPath("xmllint"), ["--noout", "--schema", try gpxSchema(in: dir), dir.file("track.gpx")])
+        #expect(valid.status == 0, "xmllint: \(valid.error)")
+    }
+
+    /// The GPX 1.1 schema (topografix.com/GPX/1/1), as Debian's pytrainer package ships it: its
+    /// .deb is downloaded and the file taken out, checked against its SHA-256.
+    func gpxSchema(in dir: TemporaryDirectory) throws -> String {
+        let script = """
+            cd '\(dir.path)' && (apt-get download -qq pytrainer 2>/dev/null || (apt-get update -qq && apt-get download -qq pytrainer)) \
+            && dpkg-deb --fsys-tarfile pytrainer_*.deb | tar -xO ./usr/share/pytrainer/schemas/Topografix_gpx11.xsd > gpx.xsd \
+            && echo 'e0e4cb84f096f65b03fb2d391d74a5389563fe015f17a011ccfe7e37c01267f0  gpx.xsd' | sha256sum -c --quiet
+            """
+        let fetched = try run("/bin/sh", ["-c", script])
+        guard fetched.status == 0 else {
+            throw MissingTool(description: "the test needs the GPX 1.1 schema from Debian's pytrainer package: \(fetched.error)")
+        }
+        return dir.file("gpx.xsd")
     }
 }

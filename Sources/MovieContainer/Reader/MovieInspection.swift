@@ -74,7 +74,7 @@ public struct MovieInspection: Sendable {
         }
     }
 
-    static func seconds(_ value: Double) -> String {
+    package static func seconds(_ value: Double) -> String {
         guard value.isFinite, abs(value) < 9e15 else { return String(value) }
         let millis = Int64((value * 1000).rounded())
         let fraction = String(millis % 1000)
