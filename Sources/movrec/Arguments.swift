@@ -53,6 +53,31 @@ struct Arguments {
         return values
     }
 
+    /// Removes `--name`, `--name=VALUE` or `--name VALUE` where VALUE is a word `isValue`
+    /// accepts; returns nil when absent, `default` when given without a value.
+    mutating func optionalValue(_ name: String, default defaultValue: String, isValue: (String) -> Bool) -> String? {
+        var found: String?
+        var index = 0
+        while index < words.count {
+            let word = words[index]
+            if word == name {
+                if index + 1 < words.count, isValue(words[index + 1]) {
+                    found = words[index + 1]
+                    words.removeSubrange(index...index + 1)
+                } else {
+                    found = defaultValue
+                    words.remove(at: index)
+                }
+            } else if word.hasPrefix(name + "=") {
+                found = String(word.dropFirst(name.count + 1))
+                words.remove(at: index)
+            } else {
+                index += 1
+            }
+        }
+        return found
+    }
+
     /// Removes `--name` and returns whether it was there.
     mutating func flag(_ name: String) -> Bool {
         let before = words.count

@@ -20,6 +20,7 @@ enum RecordCommand {
                [--fragment-interval S | --no-fragments] [--sync]
                [--photo-every S [--photo-directory DIR]]
                [--live HOST:PORT] [--live-size WxH] [--live-token T] [--hls-directory DIR [--hls-window N]]
+               [--gps [HOST:PORT]]
             Record H.264 (or --codec hevc: 'hvc1' through x265, with a preset that keeps up with
             a live source unless --preset is given) and AAC (or --audio-codec lpcm; AAC at --audio-bitrate, default 128
             kbit/s for stereo, 64 for mono) into a QuickTime movie from a V4L2 camera (default
@@ -47,7 +48,10 @@ enum RecordCommand {
             --live serves a live view while recording (a page to watch it in a browser, and LL-HLS
             for other players; its address is printed), from a second small encode of at most
             --live-size (default 640x360); --hls-directory also writes HLS there for a web server.
-            See `movrec help live`.
+            See `movrec help live`. Every movie has a timed orientation track that follows the
+            device's turns; --gps adds a timed location track from gpsd (default 127.0.0.1:2947),
+            at most one fix a second, its gaps where gpsd had no fix (`movrec inspect --metadata`
+            and `--gpx` read them back).
         """
 }
 
@@ -164,6 +168,7 @@ extension RecordCommand {
             movie.movieFragmentInterval = try RecordOptions.fragmentInterval(text)
         }
         if options.syncFragments { movie.durability = .syncEachFragment }
+        if let gps = options.gps { movie.locationSource = GPSDLocationSource(host: gps.host, port: gps.port) }
         return movie
     }
 

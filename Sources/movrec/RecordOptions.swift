@@ -55,6 +55,8 @@ struct RecordOptions {
     var photoDirectory: String?
     /// `--live`, `--live-size`, `--live-token`, `--hls-directory`, `--hls-window`.
     var live: LiveOptions
+    /// `--gps [HOST:PORT]`: gpsd's address for a timed location track.
+    var gps: (host: String, port: UInt16)?
 
     /// Takes every option off `arguments`, then checks the values.
     /// - Throws: `Arguments.UsageError` naming the first bad option; `OrientationError` for an
@@ -95,9 +97,16 @@ struct RecordOptions {
         quiet = args.flag("--quiet")
         let photoEveryText = try args.option("--photo-every")
         photoDirectory = try args.option("--photo-directory")
+        let gpsText = args.optionalValue("--gps", default: "127.0.0.1:2947") { Self.hostAndPort($0) != nil }
         try args.finish(positionalCount: isLiveCommand ? 0...0 : 1...1)
         output = args.positional.first ?? ""
 
+        gps = try gpsText.map { text in
+            guard let address = Self.hostAndPort(text) else {
+                throw Arguments.UsageError(description: "--gps \(text) is not HOST:PORT, such as 127.0.0.1:2947")
+            }
+            return address
+        }
         hasRotation = rotationText != nil
         orientation = try Self.orientation(rotationText ?? "0", isMirrored: mirror)
         size = try sizeText.map(Self.size)
@@ -255,5 +264,16 @@ extension RecordOptions {
             guard let value = Int(text), value >= 0 else { throw Arguments.UsageError(description: "\(name) \(text) is not a whole number") }
             return value
         }
+    }
+}
+
+extension RecordOptions {
+    /// `HOST:PORT` (`[ADDRESS]:PORT` for IPv6) split, or nil when it is not one.
+    static func hostAndPort(_ text: String) -> (host: String, port: UInt16)? {
+        guard let colon = text.lastIndex(of: ":"), let port = UInt16(text[text.index(after: colon)...]), port > 0 else { return nil }
+        var host = String(text[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        guard !host.isEmpty, !host.hasPrefix("-"), !host.contains("/") else { return nil }
+        return (host, port)
     }
 }
