@@ -29,8 +29,9 @@ public final class GPSDLocationSource: LocationSource, @unchecked Sendable {
         case unavailable(reason: String)
     }
 
-    /// The daemon's address.
+    /// The daemon's host: a name or a numeric address.
     public let host: String
+    /// The daemon's TCP port; gpsd listens on 2947.
     public let port: UInt16
     private let lock = ConditionLock()
     private var thread: DedicatedThread?
@@ -47,6 +48,7 @@ public final class GPSDLocationSource: LocationSource, @unchecked Sendable {
     /// Where the source is now.
     public var state: State { lock.withLock { current } }
 
+    /// Connects to gpsd on a thread of the source's and reports its fixes to `handler`.
     public func start(handler: @escaping @Sendable (LocationEvent) -> Void) {
         stop()
         let wake: WakePipe
@@ -65,6 +67,7 @@ public final class GPSDLocationSource: LocationSource, @unchecked Sendable {
         }
     }
 
+    /// Disconnects; once it returns the handler is not called again.
     public func stop() {
         let (thread, wake) = lock.withLock { () -> (DedicatedThread?, WakePipe?) in
             stopping = true

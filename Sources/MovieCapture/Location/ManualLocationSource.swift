@@ -11,6 +11,7 @@ public final class ManualLocationSource: LocationSource, @unchecked Sendable {
     /// Creates a source that reports nothing until ``report(_:)``.
     public init() {}
 
+    /// Hands the events reported from now on to `handler`.
     public func start(handler: @escaping @Sendable (LocationEvent) -> Void) {
         lock.withLock { self.handler = handler }
     }

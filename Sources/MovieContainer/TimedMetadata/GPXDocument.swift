@@ -4,9 +4,13 @@
 public struct GPXDocument: Sendable {
     /// One point: degrees, metres and its UTC time as ISO 8601 text.
     public struct Point: Hashable, Sendable {
+        /// Degrees north.
         public var latitude: Double
+        /// Degrees east.
         public var longitude: Double
+        /// Metres above sea level, when the sample has it.
         public var altitude: Double?
+        /// The UTC time, such as `2026-06-01T12:00:05.000Z`.
         public var time: String
     }
 
