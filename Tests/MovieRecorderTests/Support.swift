@@ -66,7 +66,7 @@ func run(_ executable: String, _ arguments: [String]) throws -> ProgramResult {
 /// Debian packages that provide the tools the tests use as independent readers.
 let toolPackages = ["ffprobe": "ffmpeg", "ffmpeg": "ffmpeg", "mediainfo": "mediainfo", "exiftool": "libimage-exiftool-perl",
                     "x264": "x264", "x265": "x265", "gst-launch-1.0": "gstreamer1.0-tools gstreamer1.0-plugins-good gstreamer1.0-plugins-ugly gstreamer1.0-plugins-bad gstreamer1.0-libav",
-                    "chromium": "chromium", "cjpeg": "libjpeg-turbo-progs", "xmllint": "libxml2-utils"]
+                    "chromium": "chromium", "cjpeg": "libjpeg-turbo-progs", "xmllint": "libxml2-utils", "gpsfake": "gpsd gpsd-clients python3-gps"]
 
 struct MissingTool: Error, CustomStringConvertible {
     let description: String

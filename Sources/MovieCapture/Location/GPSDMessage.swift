@@ -27,7 +27,8 @@ struct GPSDMessage: Equatable {
     /// for other messages and for a report without a fix.
     func fix(capturedAt captureTime: UInt64) -> LocationFix? {
         guard kind == "TPV", let mode = numbers["mode"], mode >= 2,
-              let latitude = numbers["lat"], let longitude = numbers["lon"] else { return nil }
+              let latitude = numbers["lat"], let longitude = numbers["lon"],
+              latitude.isFinite, abs(latitude) <= 90, longitude.isFinite, abs(longitude) <= 180 else { return nil }
         // gpsd 3.20 on: altMSL (and altHAE); before, alt.
         let altitude = mode >= 3 ? numbers["altMSL"] ?? numbers["alt"] : nil
         return LocationFix(latitude: latitude, longitude: longitude, altitude: altitude, speed: numbers["speed"],
