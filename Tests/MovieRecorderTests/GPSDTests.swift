@@ -120,6 +120,7 @@ import Testing
                 #expect(abs(movieSeconds - logSeconds) <= 1, "\(date) at \(sample.time) s: \(movieSeconds) s into the run, the log \(logSeconds)")
             }
         }
+        #expect(info.metadata.contains { $0.key == MetadataItem.QuickTimeKey.locationISO6709 }, "the first fix is the movie's location")
         let gap = samples[gaps[0]]
         #expect(gap.time > 9 && gap.time < 15, "the gap starts at \(gap.time) s")
         let resumed = samples[gaps[0] + 1].time
@@ -127,8 +128,9 @@ import Testing
 
         // exiftool lists the same coordinates, sample by sample.
         let fixes = samples.filter { !$0.items.isEmpty }
-        let exif = try run("exiftool", ["-ee", "-n", "-s3", "-GPSCoordinates", path])
-        let listed = exif.output.split(separator: "\n").map { $0.split(separator: " ").compactMap { Double($0) } }
+        let exif = try run("exiftool", ["-ee", "-n", "-G3", "-s", "-GPSCoordinates", path])
+        let listed = exif.output.split(separator: "\n").filter { $0.hasPrefix("[Doc") }
+            .map { $0.split(separator: ":").last!.split(separator: " ").compactMap { Double($0) } }
         #expect(listed.count == fixes.count, "exiftool: \(exif.output)")
         for (row, sample) in zip(listed, fixes) {
             guard case .string(let iso)? = sample.value(of: .locationISO6709), let position = GPXDocument.parseISO6709(iso) else { continue }

@@ -66,15 +66,19 @@ import Testing
         ], "\(places)")
         #expect(places.first?.value(of: .locationSpeed) == .double(5))
         #expect(places.first?.value(of: .directionMotion) == .string("87.30"))
+        #expect(info.metadata.contains(MetadataItem.location(iso6709: "+52.5200+013.4050+034.000/")), "the first fix is the movie's location")
         let sensor = try info.timedMetadataSamples(of: tracks[2], in: file)
         #expect(sensor.map { $0.value(of: Self.temperature) } == [.double(21.5)])
 
         // Independent readers.
-        let exif = try run("exiftool", ["-ee", "-n", "-s", "-VideoOrientation", "-GPSCoordinates", path])
-        let listed = exif.output.split(separator: "\n").filter { $0.hasPrefix("VideoOrientation") }
+        let exif = try run("exiftool", ["-ee", "-n", "-G3", "-s", "-VideoOrientation", "-GPSCoordinates", path])
+        let lines = exif.output.split(separator: "\n")
+        let listed = lines.filter { $0.hasPrefix("[Doc") && $0.contains("VideoOrientation") }
             .compactMap { Int64($0.split(separator: ":").last!.trimmingCharacters(in: .whitespaces)) }
         #expect(listed == exifs, "exiftool: \(exif.output)")
-        #expect(exif.output.split(separator: "\n").filter { $0.hasPrefix("GPSCoordinates") }.count == 2, "exiftool: \(exif.output)")
+        // Two samples ([DocN]) and the movie's own location item ([Main]), from the first fix.
+        #expect(lines.filter { $0.hasPrefix("[Doc") && $0.contains("GPSCoordinates") }.count == 2, "exiftool: \(exif.output)")
+        #expect(lines.filter { $0.hasPrefix("[Main]") && $0.contains("GPSCoordinates") && $0.hasSuffix(": 52.52 13.405 34") }.count == 1, "exiftool: \(exif.output)")
         #expect(try ffprobeStreams(path).map(\.codec_type) == ["video", "data", "data", "data"])
         let decoded = try decodeAllFrames(path)
         #expect(decoded.videoFrames == result.frameCount && decoded.errors.isEmpty, "ffmpeg: \(decoded)")
@@ -83,6 +87,9 @@ import Testing
         let gst = try run("gst-launch-1.0", ["-q", "filesrc", "location=\(path)", "!", "qtdemux", "!", "h264parse", "!",
                                               "avdec_h264", "!", "fakesink"])
         #expect(gst.status == 0, "gst-launch: \(gst.error)")
+        let chromium = try chromiumPlayback(of: path, in: dir)
+        // Chromium plays it, turned by the matrix: 160x120 turned 90° shows 120x160.
+        #expect(chromium.frames > 0 && chromium.text.contains("size=120x160"), "Chromium: \(chromium.text)")
 
         // movrec inspect lists the samples and exports the track as GPX 1.1 that validates.
         let listing = try run(movrecPath(), ["inspect", "--metadata", path])
@@ -110,5 +117,126 @@ import Testing
             throw MissingTool(description: "the test needs the GPX 1.1 schema from Debian's pytrainer package: \(fetched.error)")
         }
         return dir.file("gpx.xsd")
+    }
+}
+
+/// The orientation and location tracks through segments, a pause, a kill and repair, and
+/// `movrec rotate`: exiftool lists the samples after each.
+@Suite(.serialized) struct MetadataSurvivalTests {
+    /// The EXIF orientation of a clockwise angle.
+    func exif(_ angle: Double) throws -> Int64 { Int64(try VideoOrientation(rotationAngle: angle).exifOrientation) }
+
+    /// The samples of `path`'s metadata track holding `key`.
+    func samples(_ path: String, _ key: TimedMetadataKey) throws -> [TimedMetadataSample] {
+        let file = try RandomAccessFile(path: path, mode: .read)
+        defer { try? file.close() }
+        let info = try MovieInfo(source: file)
+        let track = try #require(info.metadataTracks.first { $0.metadataKeys?.contains(key) == true }, "\(path)")
+        return try info.timedMetadataSamples(of: track, in: file)
+    }
+
+    /// The VideoOrientation values exiftool `-ee` lists for `path`.
+    func exiftoolOrientations(_ path: String) throws -> [Int64] {
+        let result = try run("exiftool", ["-ee", "-n", "-s3", "-VideoOrientation", path])
+        return result.output.split(separator: "\n").compactMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
+    }
+
+    @Test func eachSegmentStartsWithTheValuesInForce() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let session = CaptureSession()
+        let movie = MovieFileOutput()
+        let location = ManualLocationSource()
+        movie.locationSource = location
+        movie.segmentDuration = .seconds(1)
+        try await session.configure { config in
+            try config.addInput(TestPatternSource(width: 160, height: 120, frameRate: FrameRate(frames: 30)))
+            try config.addOutput(movie)
+        }
+        try await session.startRunning()
+        try movie.setVideoRotationAngle(90)
+        try await movie.startRecording(toSegments: try SegmentFileNames(pattern: dir.file("seg-%d.mov")))
+        try await Task.sleep(for: .milliseconds(300))
+        location.report(.fix(LocationFix(latitude: 52.52, longitude: 13.405, captureTime: MonotonicClock.now())))
+        try await Task.sleep(for: .milliseconds(1200))
+        try movie.setVideoRotationAngle(180)
+        try await Task.sleep(for: .milliseconds(1800))
+        _ = try #require(await movie.stopRecording())
+        await session.stopRunning()
+        let files = (0..<8).map { dir.file("seg-\($0).mov") }.filter { FileManager.default.fileExists(atPath: $0) }
+        try #require(files.count >= 3, "\(files)")
+        var orientationAtStart = try exif(90)
+        for (index, path) in files.enumerated() {
+            let turns = try samples(path, .videoOrientation)
+            #expect(turns.first?.time == 0, "\(path) starts without its orientation: \(turns)")
+            #expect(turns.first?.value(of: .videoOrientation) == .int(orientationAtStart), "\(path): \(turns)")
+            orientationAtStart = try turns.last.map { sample throws -> Int64 in
+                guard case .int(let value)? = sample.value(of: .videoOrientation) else { throw MissingTool(description: "no value") }
+                return value
+            } ?? orientationAtStart
+            #expect(try exiftoolOrientations(path) == turns.compactMap {
+                if case .int(let value)? = $0.value(of: .videoOrientation) { value } else { nil }
+            }, "exiftool on \(path)")
+            if index > 0 {
+                let places = try samples(path, .locationISO6709)
+                #expect(places.first?.time == 0 && places.first?.value(of: .locationISO6709) == .string("+52.520000+013.405000/"),
+                        "\(path) starts without the position in force: \(places)")
+            }
+        }
+        #expect(orientationAtStart == (try exif(180)), "the last file ends turned")
+    }
+
+    @Test func aTurnWhilePausedLandsOnTheFirstFrameAfterTheResume() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let path = dir.file("paused.mov")
+        let session = CaptureSession()
+        let movie = MovieFileOutput()
+        try await session.configure { config in
+            try config.addInput(TestPatternSource(width: 160, height: 120, frameRate: FrameRate(frames: 30)))
+            try config.addOutput(movie)
+        }
+        try await session.startRunning()
+        try await movie.startRecording(to: path)
+        try await Task.sleep(for: .milliseconds(600))
+        movie.pauseRecording()
+        try movie.setVideoRotationAngle(270)
+        try await Task.sleep(for: .milliseconds(600))
+        movie.resumeRecording()
+        try await Task.sleep(for: .milliseconds(600))
+        let result = try #require(await movie.stopRecording())
+        await session.stopRunning()
+        let turns = try samples(path, .videoOrientation)
+        #expect(turns.map { $0.value(of: .videoOrientation) } == [.int(try exif(0)), .int(try exif(270))], "\(turns)")
+        // The pause is out of the timeline: the turn comes after about 0.6 s of media, on a frame.
+        let at = turns.last?.time ?? 0
+        #expect(at > 0.4 && at < 0.9 && abs(at * 30 - (at * 30).rounded()) < 0.01, "the turn at \(at) s")
+        #expect(Double(result.frameCount) / 30 > at + 0.3, "\(result)")
+        #expect(try exiftoolOrientations(path) == [try exif(0), try exif(270)])
+    }
+
+    @Test func aKilledRecordingRepairsAndRotatesWithItsTrack() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let path = dir.file("killed.mov")
+        let recorder = Process()
+        recorder.executableURL = URL(fileURLWithPath: try movrecPath())
+        recorder.arguments = ["record", path, "--video", "testsrc", "--size", "160x120", "--rotation", "90", "--quiet"]
+        recorder.standardOutput = FileHandle.nullDevice
+        recorder.standardError = FileHandle.nullDevice
+        try recorder.run()
+        try await Task.sleep(for: .milliseconds(2500))
+        kill(recorder.processIdentifier, SIGKILL)
+        recorder.waitUntilExit()
+        let repaired = dir.file("repaired.mov")
+        let repair = try run(movrecPath(), ["repair", path, "--output", repaired])
+        #expect(repair.status == 0, "\(repair.output)\(repair.error)")
+        #expect(try samples(repaired, .videoOrientation).map { $0.value(of: .videoOrientation) } == [.int(try exif(90))])
+        #expect(try exiftoolOrientations(repaired) == [try exif(90)])
+        let rotate = try run(movrecPath(), ["rotate", repaired, "--angle", "180"])
+        #expect(rotate.status == 0, "\(rotate.error)")
+        #expect(try MovieInfo(path: repaired).videoTrack?.orientation == (try VideoOrientation(rotationAngle: 180)))
+        #expect(try exiftoolOrientations(repaired) == [try exif(90)], "rotate keeps the track (the capture's orientation)")
+        #expect(try decodeAllFrames(repaired).errors.isEmpty)
     }
 }

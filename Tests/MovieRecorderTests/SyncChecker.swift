@@ -215,3 +215,23 @@ func chromiumAudioDecoded(of path: String, in dir: TemporaryDirectory) throws ->
     let text = String(result.output.components(separatedBy: "<pre id=\"out\">").last?.prefix { $0 != "<" } ?? "")
     return (text.hasPrefix("audio=") ? Int(text.dropFirst(6)) ?? 0 : 0, text)
 }
+
+/// Plays `path` in headless Chromium for a moment and reads how many video frames it decoded
+/// (`webkitDecodedFrameCount`) and the picture's size, with what the page showed.
+func chromiumPlayback(of path: String, in dir: TemporaryDirectory) throws -> (frames: Int, text: String) {
+    let page = """
+        <html><body><video id="v" src="file://\(path)" autoplay muted></video><pre id="out">pending</pre><script>
+        const v = document.getElementById('v');
+        v.addEventListener('error', () => { document.getElementById('out').textContent = 'error ' + (v.error && v.error.code); });
+        setTimeout(() => { document.getElementById('out').textContent =
+            'frames=' + v.webkitDecodedFrameCount + ' size=' + v.videoWidth + 'x' + v.videoHeight; }, 1500);
+        </script></body></html>
+        """
+    try page.write(toFile: dir.file("play.html"), atomically: true, encoding: .utf8)
+    let result = try run("chromium", ["--headless", "--no-sandbox", "--disable-gpu", "--autoplay-policy=no-user-gesture-required",
+                                      "--allow-file-access-from-files", "--virtual-time-budget=4000", "--dump-dom",
+                                      "file://" + dir.file("play.html")])
+    let text = String(result.output.components(separatedBy: "<pre id=\"out\">").last?.prefix { $0 != "<" } ?? "")
+    let frames = text.hasPrefix("frames=") ? Int(text.dropFirst(7).prefix { $0.isNumber }) ?? 0 : 0
+    return (frames, text)
+}

@@ -26,8 +26,9 @@ public final class MovieWriter {
     static let defaultTableBlockSize = 1 << 16
 
     // The mutable state is `@exclusivity(unchecked)`, for the reason given at `TrackBuilder`.
-    /// The settings the writer was created with.
-    public let configuration: Configuration
+    /// The settings the writer was created with, and any metadata added since
+    /// (``addMetadataItem(_:)``).
+    public private(set) var configuration: Configuration
     /// Where the movie's bytes go.
     let output: MovieSinkWriter
     let spill: SampleTableSpill
@@ -63,6 +64,13 @@ public final class MovieWriter {
         output = MovieSinkWriter(sink: sink, coalescesMediaWrites: configuration.coalescesMediaWrites)
         spill = SampleTableSpill(sink: sink, blockSize: tableBlockSize)
         fragments.checksumsMedia = configuration.checksumsFragments
+    }
+
+    /// Adds a movie metadata item, written with the movie atom at ``finish(endTimes:)``: a value
+    /// known only while recording, such as the location of the first GPS fix. A fragmented
+    /// file's header already written does not get it, so a repaired movie lacks it.
+    public func addMetadataItem(_ item: MetadataItem) {
+        configuration.metadata.append(item)
     }
 
     /// The number of bytes written to the sink so far, pending chunks excluded.

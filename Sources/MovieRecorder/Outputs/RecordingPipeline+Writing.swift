@@ -129,8 +129,13 @@ extension RecordingPipeline {
             index: index, path: start.path, file: start.file, overwrite: start.overwrite, orientation: start.orientation,
             tracks: tracks, configuration: RecordingSegment.configuration(settings, creationTime: QuickTimeTimestamp(unixSeconds: start.unixSeconds)))
         segment.start = startTicks(of: index)
-        // Each file starts with the values in force, so it reads alone.
-        for (track, items) in segments.currentMetadata.sorted(by: { $0.key < $1.key }) {
+        // Each file starts with the values in force, so it reads alone; a track whose new value
+        // is waiting for this segment's first frame (a turn that started it) starts with that.
+        var startsWithWaiting = Set<Int>()
+        for case .metadata(_, let track, let time, _) in segments.waitingAudio[index] ?? [] where time <= segment.start.video {
+            startsWithWaiting.insert(track)
+        }
+        for (track, items) in segments.currentMetadata.sorted(by: { $0.key < $1.key }) where !startsWithWaiting.contains(track) {
             try segment.appendMetadata(items, track: track, time: 0)
         }
         if index <= segments.audioEndedThrough { segment.audioEnded = true }

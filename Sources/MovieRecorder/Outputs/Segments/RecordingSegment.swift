@@ -122,6 +122,19 @@ final class RecordingSegment: @unchecked Sendable {
         let at = max(time, 0, last.map { $0.time + 1 } ?? 0)
         try writer.appendMetadataSample(items, to: metadataTracks[track], time: at)
         lastMetadata[track] = (at, items)
+        setMovieLocation(from: items)
+    }
+
+    /// The movie's location item (`com.apple.quicktime.location.ISO6709`, four decimals as
+    /// Apple writes it), from the first fix, unless the application gave one.
+    private func setMovieLocation(from items: [TimedMetadataItem]) {
+        let key = MetadataItem.QuickTimeKey.locationISO6709
+        guard case .string(let text)? = items.first(where: { $0.key == .locationISO6709 })?.value,
+              !writer.configuration.metadata.contains(where: { $0.key == key }),
+              let position = GPXDocument.parseISO6709(text),
+              let item = MetadataItem.location(latitude: position.latitude, longitude: position.longitude, altitude: position.altitude)
+        else { return }
+        writer.addMetadataItem(item)
     }
 
     /// Appends PCM `buffer` where the audio thread put it, after the silence that fills an
