@@ -106,7 +106,7 @@ struct RecordingLoop {
         let mediaSeconds = Double(media.components.seconds) + Double(media.components.attoseconds) / 1e18
         let line = "  \(Self.format(mediaSeconds, 1)) s recorded, \(Self.format(elapsed, 1)) s elapsed, "
             + "\(movie.droppedFrameCount) dropped, \(Self.format(Double(movie.recordedFileSize) / 1_000_000, 1)) MB"
-            + Self.drift(movie.audioClockDrift) + Self.meter(session.audioChannelLevels) + "   "
+            + Self.drift(movie.audioClockDrift) + Self.gps(movie.locationSource) + Self.meter(session.audioChannelLevels) + "   "
         _ = "\r\(line)".withCString { write(2, $0, strlen($0)) }
     }
 
@@ -115,6 +115,17 @@ struct RecordingLoop {
     static func drift(_ partsPerMillion: Double?) -> String {
         guard let partsPerMillion else { return "" }
         return ", audio clock \(partsPerMillion < 0 ? "-" : "+")\(format(abs(partsPerMillion), 1)) ppm"
+    }
+
+    /// The GPS's state for `--gps`, such as `, GPS fix` or `, GPS: gpsd at 127.0.0.1:2947 has no fix`.
+    static func gps(_ source: (any LocationSource)?) -> String {
+        guard let gpsd = source as? GPSDLocationSource else { return "" }
+        switch gpsd.state {
+        case .fix: return ", GPS fix"
+        case .connecting: return ", GPS connecting"
+        case .stopped: return ""
+        case .unavailable(let reason): return ", GPS: \(reason)"
+        }
     }
 
     /// A level meter for each channel: a bar of 10 cells over −60…0 dBFS for the average power,

@@ -11,21 +11,36 @@ import Testing
 @Suite(.serialized) struct RecordedMetadataTests {
     static let temperature = TimedMetadataKey(identifier: "com.example.sensor.temperature", dataType: .float64)
 
+    /// Waits up to two seconds until `condition` holds (the service applies angles on its own task).
+    static func eventually(_ condition: @Sendable () async -> Bool) async -> Bool {
+        for _ in 0..<400 {
+            if await condition() { return true }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return await condition()
+    }
+
     @Test func turnsFixesAndAnApplicationKeyAreTracksEveryReaderReads() async throws {
         let dir = try TemporaryDirectory()
         defer { dir.cleanUp() }
         let path = dir.file("turned.mov")
-        let session = CaptureSession()
+        // The device turns through a gravity source, the AVCam way: gravity, the rotation
+        // coordinator, the capture service, the movie output.
+        let gravity = ManualGravitySource()
+        gravity.setRotation(clockwiseDegrees: 90)
+        let service = CaptureService()
+        let observer = RotationObserver(gravitySource: gravity)
+        let camera = try TestPatternSource(width: 160, height: 120, frameRate: FrameRate(frames: 30))
+        try await service.session.configure { config in try config.addInput(camera) }
         let movie = MovieFileOutput()
         let location = ManualLocationSource()
         movie.locationSource = location
         movie.timedMetadataKeys = [Self.temperature]
-        try await session.configure { config in
-            try config.addInput(TestPatternSource(width: 160, height: 120, frameRate: FrameRate(frames: 30)))
-            try config.addOutput(movie)
-        }
-        try await session.startRunning()
-        try movie.setVideoRotationAngle(90)
+        try await service.addOutput(movie)
+        await service.observeRotation(of: observer)
+        try observer.setCamera(camera, mounting: CameraMounting(position: .back))
+        try await service.session.startRunning()
+        #expect(await Self.eventually { movie.videoRotationAngle == 90 })
         try await movie.startRecording(to: path)
         try await Task.sleep(for: .milliseconds(300))
         let fixes = [(52.52, 13.405), (52.5203, 13.4056)]
@@ -33,15 +48,16 @@ import Testing
                                          horizontalAccuracy: 4.2, time: "2026-06-01T12:00:00.000Z", captureTime: MonotonicClock.now())))
         #expect(movie.appendTimedMetadata([TimedMetadataItem(key: Self.temperature, value: .double(21.5))]))
         #expect(!movie.appendTimedMetadata([TimedMetadataItem(key: .videoOrientation, value: .int(1))]), "the library's own key")
-        try movie.setVideoRotationAngle(180)
+        gravity.setRotation(clockwiseDegrees: 180)
         try await Task.sleep(for: .milliseconds(700))
         location.report(.unavailable(reason: "test"))
         try await Task.sleep(for: .milliseconds(400))
         location.report(.fix(LocationFix(latitude: fixes[1].0, longitude: fixes[1].1, captureTime: MonotonicClock.now())))
-        try movie.setVideoRotationAngle(270)
+        gravity.setRotation(clockwiseDegrees: 270)
         try await Task.sleep(for: .milliseconds(300))
         let result = try #require(await movie.stopRecording())
-        await session.stopRunning()
+        await service.session.stopRunning()
+        await service.stopObservingRotation()
 
         let file = try RandomAccessFile(path: path, mode: .read)
         defer { try? file.close() }
