@@ -64,7 +64,7 @@ public struct MetadataItem: Hashable, Sendable {
     }
 
     /// Where the movie was recorded, from degrees and metres; `nil` for coordinates out of
-    /// range. See ``iso6709(latitude:longitude:altitude:)``.
+    /// range. See ``iso6709(latitude:longitude:altitude:fractionDigits:)``.
     public static func location(latitude: Double, longitude: Double, altitude: Double? = nil) -> MetadataItem? {
         iso6709(latitude: latitude, longitude: longitude, altitude: altitude).map { location(iso6709: $0) }
     }
@@ -92,8 +92,12 @@ public struct MetadataItem: Hashable, Sendable {
     /// integer arithmetic; a value that rounds to zero is written with `+`.
     /// - Returns: `nil` when the latitude is outside −90…90, the longitude outside −180…180, or
     ///   a value is not finite or the altitude beyond ±10^9 m.
-    /// - Parameter fractionDigits: the decimals of latitude and longitude: 4 (about 10 m) as
-    ///   Apple writes the movie's location, more for a timed track.
+    /// - Parameters:
+    ///   - latitude: Degrees north.
+    ///   - longitude: Degrees east.
+    ///   - altitude: Metres above sea level, if known.
+    ///   - fractionDigits: The decimals of latitude and longitude: 4 (about 10 m) as Apple
+    ///     writes the movie's location, more for a timed track.
     public static func iso6709(latitude: Double, longitude: Double, altitude: Double? = nil, fractionDigits: Int = 4) -> String? {
         guard latitude.isFinite, abs(latitude) <= 90, longitude.isFinite, abs(longitude) <= 180,
               (1...9).contains(fractionDigits) else { return nil }

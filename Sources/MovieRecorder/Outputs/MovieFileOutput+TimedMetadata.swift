@@ -7,7 +7,7 @@ import MovieCapture
 extension MovieFileOutput {
     /// Where the camera is while it records: each fix (at most one a second) becomes a sample
     /// of a timed location track (`com.apple.quicktime.location.ISO6709` and its companions,
-    /// ``LocationFix/keys``), a loss of the position an empty sample. Set it before the
+    /// `LocationFix.keys`), a loss of the position an empty sample. Set it before the
     /// recording starts; the output starts the source with the recording and stops it after.
     public var locationSource: (any LocationSource)? {
         get { state.withLock { $0.locationSource } }
