@@ -1,5 +1,6 @@
 // A libFuzzer target over the paths that read untrusted movies: the atom tree (strict and
-// tolerant), the movie summary and sample tables, the `movrec inspect` report (text and JSON),
+// tolerant), the movie summary and sample tables, timed metadata (`mebx` keys and samples), the
+// `movrec inspect` report (text and JSON),
 // repair, and the H.264 Annex-B parser. Built by Scripts/fuzz with
 // `swiftc -sanitize=fuzzer -parse-as-library` together with the MovieContainer sources.
 
@@ -15,6 +16,10 @@ public func fuzzMovie(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
             _ = track.videoEntry
             _ = track.pcmFormat
             _ = track.orientation
+            _ = track.metadataKeys
+            if let info = report.info, track.metadataEntry != nil {
+                _ = try? info.timedMetadataSamples(of: track, in: file)
+            }
         }
     }
     _ = try? AtomTree(source: file, stoppingAtDamage: true)
