@@ -95,11 +95,19 @@ extension RealTimeMetadataTestGroup {
             #expect(sensor.map { $0.value(of: Self.temperature) } == [.double(21.5)])
 
             // Independent readers.
-            let exif = try run("exiftool", ["-ee", "-n", "-G3", "-s", "-VideoOrientation", "-GPSCoordinates", path])
+            let exif = try run("exiftool", ["-ee", "-n", "-G3", "-s", "-SampleTime", "-VideoOrientation", "-GPSCoordinates", path])
             let lines = exif.output.split(separator: "\n")
             let listed = lines.filter { $0.hasPrefix("[Doc") && $0.contains("VideoOrientation") }
                 .compactMap { Int64($0.split(separator: ":").last!.trimmingCharacters(in: .whitespaces)) }
             #expect(listed == exifs, "exiftool: \(exif.output)")
+            // …at the times the movie has them: each document's SampleTime.
+            func field(_ line: Substring) -> (doc: Substring, value: Substring) {
+                (line.prefix { $0 != "]" }, line.split(separator: ":").last!.drop { $0 == " " })
+            }
+            let times = Dictionary(lines.filter { $0.hasPrefix("[Doc") && $0.contains("SampleTime") }.map(field), uniquingKeysWith: { a, _ in a })
+            let turnTimes = lines.filter { $0.hasPrefix("[Doc") && $0.contains("VideoOrientation") }.compactMap { times[field($0).doc].flatMap { Double($0) } }
+            #expect(turnTimes.count == orientation.count && zip(turnTimes, orientation).allSatisfy { abs($0 - $1.time) < 0.002 },
+                    "exiftool's sample times \(turnTimes), the movie's \(orientation.map(\.time))")
             // Two samples ([DocN]) and the movie's own location item ([Main]), from the first fix.
             #expect(lines.filter { $0.hasPrefix("[Doc") && $0.contains("GPSCoordinates") }.count == 2, "exiftool: \(exif.output)")
             #expect(lines.filter { $0.hasPrefix("[Main]") && $0.contains("GPSCoordinates") && $0.hasSuffix(": 52.52 13.405 34") }.count == 1, "exiftool: \(exif.output)")
