@@ -101,6 +101,27 @@ import Testing
         try expectTracks(repaired, label: "repaired")
     }
 
+    /// A metadata `tfdt` that jumps 2^40 ticks (a hostile or damaged fragment) leaves its samples
+    /// out of the repaired movie instead of overflowing a duration.
+    @Test func aHostileMetadataDecodeTimeIsLeftOut() throws {
+        var bytes = try write(interval: .milliseconds(300), finish: false).cut
+        let tree = try AtomTree(source: InMemoryMovieSource(bytes))
+        let patched = tree.atoms.filter { $0.type == "moof" }.dropFirst().flatMap { $0.children("traf") }.compactMap { traf -> AtomNode? in
+            guard let tfhd = traf.child("tfhd"), bytes[Int(tfhd.offset) + 15] == 3 else { return nil }  // track 3: the location
+            return traf.child("tfdt")
+        }
+        try #require(!patched.isEmpty)
+        for tfdt in patched {
+            let at = Int(tfdt.offset) + tfdt.headerSize + 4
+            bytes.replaceSubrange(at..<at + 8, with: [0, 0, 1, 0, 0, 0, 0, 0])
+        }
+        let file = InMemoryMovieFile(bytes, capacity: bytes.count * 2)
+        _ = try MovieRepair.repair(file)
+        let info = try MovieInfo(source: file)
+        let location = try info.timedMetadataSamples(of: info.metadataTracks[1], in: file)
+        #expect(location.count < Self.locations.count && location.allSatisfy { $0.time < 2 }, "\(location)")
+    }
+
     @Test func exiftoolReadsEverySampleAndFFprobeListsADataStream() throws {
         let dir = try TemporaryDirectory()
         defer { dir.cleanUp() }

@@ -25,10 +25,12 @@ public struct GPXDocument: Sendable {
             var time = MetadataItem.iso8601(creationTime, milliseconds: 0)
             if case .string(let date)? = sample.value(of: .locationDate) {
                 time = date
-            } else {
+            } else if sample.time.isFinite, sample.time >= 0, sample.time < 1e12 {
                 let millis = Int64((sample.time * 1000).rounded())
-                let at = QuickTimeTimestamp(secondsSince1904: creationTime.secondsSince1904 + UInt64(max(0, millis / 1000)))
-                time = MetadataItem.iso8601(at, milliseconds: Int(millis % 1000))
+                let (seconds, overflow) = creationTime.secondsSince1904.addingReportingOverflow(UInt64(millis / 1000))
+                if !overflow {
+                    time = MetadataItem.iso8601(QuickTimeTimestamp(secondsSince1904: seconds), milliseconds: Int(millis % 1000))
+                }
             }
             return Point(latitude: position.latitude, longitude: position.longitude, altitude: position.altitude, time: time)
         }

@@ -34,13 +34,15 @@ extension MovieWriter {
     }
 
     /// Enters a run of timed metadata samples already in the file at `offset`, as one chunk.
-    /// Samples that do not start after the previous one (a hostile run) are left out.
+    /// Samples that do not start after the previous one, or start more than 2^32 ticks after
+    /// it (a hostile `tfdt`), are left out.
     /// - Throws: ``MovieWriterError`` when the tables cannot use scratch storage.
     func adoptMetadataRun(_ track: TrackID, at offset: UInt64, samples: [(size: UInt32, time: Int64)]) throws {
         let builder = tracks[Int(track.rawValue) - 1]
         var kept: UInt32 = 0
         try stoppingOnFailure {
-            for s in samples where s.time >= 0 && (builder.firstDecodeTime == nil || s.time > builder.lastDecodeTime) {
+            for s in samples where s.time >= 0 && (builder.firstDecodeTime == nil
+                || (s.time > builder.lastDecodeTime && s.time - builder.lastDecodeTime <= Int64(UInt32.max))) {
                 try builder.recordVideoSample(size: Int(s.size), decodeTime: s.time, presentationTime: s.time, isSync: true)
                 kept += 1
             }
