@@ -17,15 +17,6 @@ extension RealTimeMetadataTestGroup {
     @Suite(.serialized) struct RecordedMetadataTests {
         static let temperature = TimedMetadataKey(identifier: "com.example.sensor.temperature", dataType: .float64)
 
-        /// Waits up to two seconds until `condition` holds (the service applies angles on its own task).
-        static func eventually(_ condition: @Sendable () async -> Bool) async -> Bool {
-            for _ in 0..<400 {
-                if await condition() { return true }
-                try? await Task.sleep(for: .milliseconds(5))
-            }
-            return await condition()
-        }
-
         @Test func turnsFixesAndAnApplicationKeyAreTracksEveryReaderReads() async throws {
             let dir = try TemporaryDirectory()
             defer { dir.cleanUp() }
@@ -46,7 +37,7 @@ extension RealTimeMetadataTestGroup {
             await service.observeRotation(of: observer)
             try observer.setCamera(camera, mounting: CameraMounting(position: .back))
             try await service.session.startRunning()
-            #expect(await Self.eventually { movie.videoRotationAngle == 90 })
+            #expect(await eventually { movie.videoRotationAngle == 90 })
             try await movie.startRecording(to: path)
             try await Task.sleep(for: .milliseconds(300))
             let fixes = [(52.52, 13.405), (52.5203, 13.4056)]
@@ -55,13 +46,13 @@ extension RealTimeMetadataTestGroup {
             #expect(movie.appendTimedMetadata([TimedMetadataItem(key: Self.temperature, value: .double(21.5))]))
             #expect(!movie.appendTimedMetadata([TimedMetadataItem(key: .videoOrientation, value: .int(1))]), "the library's own key")
             gravity.setRotation(clockwiseDegrees: 180)
-            #expect(await Self.eventually { movie.videoRotationAngle == 180 })
+            #expect(await eventually { movie.videoRotationAngle == 180 })
             try await Task.sleep(for: .milliseconds(700))
             location.report(.unavailable(reason: "test"))
             try await Task.sleep(for: .milliseconds(400))
             location.report(.fix(LocationFix(latitude: fixes[1].0, longitude: fixes[1].1, captureTime: MonotonicClock.now())))
             gravity.setRotation(clockwiseDegrees: 270)
-            #expect(await Self.eventually { movie.videoRotationAngle == 270 })
+            #expect(await eventually { movie.videoRotationAngle == 270 })
             try await Task.sleep(for: .milliseconds(300))
             let result = try #require(await movie.stopRecording())
             await service.session.stopRunning()

@@ -24,15 +24,6 @@ import Testing
         try TestPatternSource(width: 160, height: 120, frameRate: FrameRate(frames: 30))
     }
 
-    /// Waits until `condition` holds (the service applies angles on its own task).
-    func eventually(_ condition: @Sendable () async -> Bool) async -> Bool {
-        for _ in 0..<400 {
-            if await condition() { return true }
-            try? await Task.sleep(for: .milliseconds(5))
-        }
-        return await condition()
-    }
-
     @Test func captureAngleFollowsMountingAndDeviceRotation() {
         let cases: [(CameraMounting, Int, Int)] = [
             (CameraMounting(position: .back), 90, 90),

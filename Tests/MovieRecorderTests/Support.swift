@@ -181,3 +181,13 @@ func withTestPatternSession<T>(_ output: PhotoOutput, width: Int, height: Int, f
         throw error
     }
 }
+
+/// Waits up to two seconds until `condition` holds, such as an angle the capture service
+/// applies on its own task.
+func eventually(_ condition: @Sendable () async -> Bool) async -> Bool {
+    for _ in 0..<400 {
+        if await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(5))
+    }
+    return await condition()
+}
