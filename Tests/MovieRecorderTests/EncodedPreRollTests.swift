@@ -29,14 +29,17 @@ import Testing
         var largest = 0
         for n in 0..<(30 * 3600) {
             preRoll.append(frame(n))
-            if n % 32 == 0 {
-                preRoll.append(.init(packets: [[UInt8]](repeating: [UInt8](repeating: 1, count: 300), count: 1), startTime: Int64(n) * 1600))
-            }
+            // 1600 frames of 48 kHz stereo 16-bit PCM beside each picture, and a metadata sample a second.
+            preRoll.append(.init(bytes: [UInt8](repeating: 1, count: 6400), time: Int64(n) * 1600, frameCount: 1600))
+            if n % 30 == 0 { preRoll.append(.init(track: 0, time: Int64(n) * 20, items: [])) }
             largest = max(largest, preRoll.byteCount)
         }
         // Ten seconds plus at most one group of pictures, and the audio beside it.
-        #expect(largest <= (30 * 11 + 1) * 1000 + 12 * 300 * 12, "\(largest) bytes")
-        #expect(preRoll.audioPackets.first.map { $0.startTime >= preRoll.video(from: 0)[0].presentationTime * 80 - 1024 - 1600 } == true)
+        #expect(largest <= (30 * 11 + 1) * (1000 + 6400), "\(largest) bytes")
+        let oldestPicture = preRoll.video(from: 0)[0].presentationTime
+        #expect(preRoll.audioChunks.first.map { $0.end > oldestPicture * 80 && $0.time <= oldestPicture * 80 } == true)
+        // The metadata in force at the oldest picture, and the samples after it.
+        #expect(preRoll.metadata.count <= 12 + 64 && preRoll.metadata.first.map { $0.time <= oldestPicture } == true)
     }
 
     @Test func theByteCapDropsWholeGroupsEvenWithinTheDuration() {

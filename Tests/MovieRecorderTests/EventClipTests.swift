@@ -68,13 +68,14 @@ import Testing
         let path = dir.file("event.mov")
         let configuration = MovieWriter.Configuration(creationTime: goldenCreationTime)
         let clip = try EventClip(path: path, tracks: tracks, configuration: configuration, orientation: .up, preRoll: preRoll,
-                                 requestedStart: 70 * 20, end: 130 * 20)
+                                 requestedStart: 70 * 20, end: 130 * 20, audioFormat: nil)
         #expect(clip.start == 60 * 20)
         for sample in samples.dropFirst(given.count) {
-            if sample.decodeTime >= 120 * 20 { clip.extend(to: 150 * 20) }
+            if sample.decodeTime >= 120 * 20 { #expect(clip.extend(to: 150 * 20)) }
             try clip.append(sample)
         }
-        #expect(clip.isComplete)
+        #expect(clip.isComplete(audioEnded: false))
+        #expect(!clip.extend(to: 200 * 20))
         try clip.finish()
         let numbers = try Self.drawnFrameNumbers(path)
         let first = try #require(numbers.first ?? nil)

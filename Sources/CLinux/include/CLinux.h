@@ -25,6 +25,15 @@ static inline int CLinux_renameNoReplace(const char *from, const char *to) {
     return (int)syscall(SYS_renameat2, AT_FDCWD, from, AT_FDCWD, to, 1 /* RENAME_NOREPLACE */);
 }
 
+// setxattr(2) and getxattr(2), from <sys/xattr.h>, which Swift's Glibc module leaves out.
+#include <sys/xattr.h>
+static inline int CLinux_setxattr(const char *path, const char *name, const void *value, size_t size) {
+    return setxattr(path, name, value, size, 0);
+}
+static inline long CLinux_getxattr(const char *path, const char *name, void *value, size_t size) {
+    return (long)getxattr(path, name, value, size);
+}
+
 // madvise(2) advice that faults in a range's page tables (Linux 5.14). Its value is fixed by the
 // kernel ABI; glibc headers before 2.35 do not name it.
 #include <sys/mman.h>

@@ -1,8 +1,10 @@
+import MovieContainer
 import MovieEncoding
 
-/// The last seconds of a recording kept in encoded form, so an event clip can start before its
-/// trigger: video access units and audio access units with their times, bounded by a duration
-/// and a byte cap, the video indexed by IDR.
+/// The last seconds of a recording kept, so an event clip can start before its trigger: the
+/// video as encoded access units indexed by IDR, the audio as the PCM the recording placed
+/// (about 1.9 MB for ten seconds of 48 kHz stereo), and the timed metadata, bounded by a
+/// duration and a byte cap.
 ///
 /// It keeps everything from the newest IDR at or before `newest − duration` on, so a clip that
 /// reaches `duration` back starts on a keyframe; older video goes a whole group of pictures at
@@ -11,14 +13,23 @@ import MovieEncoding
 /// asked). So memory stays below the cap plus one group of pictures. The writing thread alone
 /// uses it.
 struct EncodedPreRoll {
-    /// AAC access units and where they sit: `startTime` is the first input frame's place on the
-    /// recording's audio timeline, in ticks of the sample rate.
-    struct AudioPackets {
-        var packets: [[UInt8]]
-        var startTime: Int64
-        var bytes: Int { packets.reduce(0) { $0 + $1.count } }
-        /// Where the last packet's audio ends.
-        var end: Int64 { startTime + Int64(packets.count * 1024) }
+    /// PCM frames as the recording placed them (silence filled in), from `time` on the
+    /// recording's audio timeline, in ticks of the sample rate. A clip encodes its own AAC from
+    /// them: the recording's access units cannot be cut at any frame, nor joined across a
+    /// segment's switch (each segment has its own encoder).
+    struct AudioChunk {
+        var bytes: [UInt8]
+        var time: Int64
+        var frameCount: Int
+        var end: Int64 { time + Int64(frameCount) }
+    }
+
+    /// A timed metadata sample: its track (an index into the recording's metadata tracks), its
+    /// time on the recording's timeline in video ticks, and its values.
+    struct MetadataSample {
+        var track: Int
+        var time: Int64
+        var items: [TimedMetadataItem]
     }
 
     /// How far back the pre-roll reaches, in video ticks.
@@ -29,7 +40,10 @@ struct EncodedPreRoll {
     let videoTimescale: Int64
     let audioRate: Int64
     private var video = Ring<EncodedVideoSample>()
-    private var audio = Ring<AudioPackets>()
+    private var audio = Ring<AudioChunk>()
+    /// The metadata samples kept: those since the oldest picture, and the one before it of
+    /// each track (the value in force there).
+    private(set) var metadata: [MetadataSample] = []
     /// The indices (in the video ring's own count) of the IDRs kept, oldest first.
     private var keyframes: [Int] = []
     private(set) var byteCount = 0
@@ -53,11 +67,17 @@ struct EncodedPreRoll {
         trim()
     }
 
-    /// Adds AAC access units.
-    mutating func append(_ packets: AudioPackets) {
-        audio.append(packets)
-        byteCount += packets.bytes
+    /// Adds PCM frames.
+    mutating func append(_ chunk: AudioChunk) {
+        audio.append(chunk)
+        byteCount += chunk.bytes.count
         trim()
+    }
+
+    /// Adds a timed metadata sample.
+    mutating func append(_ sample: MetadataSample) {
+        metadata.append(sample)
+        if metadata.count > 64 { trimMetadata() }
     }
 
     /// Lets go of whole groups of pictures no longer needed, and of the audio before them.
@@ -69,11 +89,22 @@ struct EncodedPreRoll {
             while video.startIndex < keyframes[1], let dropped = video.removeFirst() { byteCount -= dropped.data.count }
             keyframes.removeFirst()
         }
-        // Audio that ends before the oldest kept picture starts, less one access unit (a
-        // clip's AAC needs the one before its first for priming).
-        guard let first = video.first?.presentationTime else { return }
-        let oldest = first * audioRate / videoTimescale - 1024
-        while let packets = audio.first, packets.end < oldest, let dropped = audio.removeFirst() { byteCount -= dropped.bytes }
+        guard let oldest = oldestAudioNeeded else { return }
+        while let chunk = audio.first, chunk.end <= oldest, let dropped = audio.removeFirst() { byteCount -= dropped.bytes.count }
+    }
+
+    /// Where the oldest picture kept starts, in audio ticks: audio before it is not needed.
+    private var oldestAudioNeeded: Int64? {
+        video.first.map { $0.presentationTime * audioRate / videoTimescale }
+    }
+
+    /// Keeps the samples since the oldest picture and, of each track, the newest before it.
+    private mutating func trimMetadata() {
+        guard let oldest = video.first?.presentationTime else { return }
+        var inForce: [Int: Int] = [:]
+        for (index, sample) in metadata.enumerated() where sample.time <= oldest { inForce[sample.track] = index }
+        let kept = Set(inForce.values)
+        metadata = metadata.enumerated().filter { $0.element.time > oldest || kept.contains($0.offset) }.map(\.element)
     }
 
     /// The video from the newest IDR at or before `time` (video ticks) on, in decode order;
@@ -83,8 +114,8 @@ struct EncodedPreRoll {
         return (start..<video.endIndex).map { video[$0] }
     }
 
-    /// The audio access units kept, oldest first.
-    var audioPackets: [AudioPackets] { (audio.startIndex..<audio.endIndex).map { audio[$0] } }
+    /// The audio kept, oldest first.
+    var audioChunks: [AudioChunk] { (audio.startIndex..<audio.endIndex).map { audio[$0] } }
 }
 
 /// A first-in first-out buffer whose indices keep counting as the front is removed, so a kept

@@ -4,7 +4,8 @@ import MovieEncoding
 
 /// One event clip being written: from the last IDR at or before its requested start (taken
 /// from the pre-roll) through its end, in a file of its own beside the recording, its first
-/// picture at time 0. A later trigger moves the end (``extend(to:)``). The writing thread
+/// picture at time 0, with the recording's audio over the same span (encoded afresh for AAC)
+/// and its timed metadata. A later trigger moves the end (``extend(to:)``). The writing thread
 /// alone uses it.
 ///
 /// Every access unit decoded before the end is kept, so the pictures presented before the end
@@ -19,7 +20,7 @@ final class EventClip {
     /// Where the clip ends on the recording's timeline, in video ticks.
     private(set) var end: Int64
     /// Whether every access unit the clip needs is in: the next one decodes after its end.
-    private(set) var isComplete = false
+    private(set) var isVideoComplete = false
     private(set) var frameCount = 0
     private var lastDecodeTime: Int64?
     private let frameDuration: Int64
@@ -28,37 +29,87 @@ final class EventClip {
     /// The presentation times appended past the consecutive run, and where the run ends.
     private var ahead = Set<Int64>()
     private var nextPresentation: Int64
+    private var audio: Audio?
+
+    /// The clip's audio: the PCM format, the encoder for an AAC track, the rates, and where the
+    /// audio written so far ends on the recording's timeline (ticks of the sample rate).
+    struct Audio {
+        var format: PCMFormat
+        var aac: AACEncoder?
+        var rate: Int64
+        var videoTimescale: Int64
+        var start: Int64
+        var written: Int64?
+    }
 
     /// Creates the clip's file and writes the pre-roll's video from the last IDR at or before
-    /// `requestedStart`.
+    /// `requestedStart`, its audio from the same picture on and the metadata in force there.
+    /// - Parameters:
+    ///   - audioFormat: the recording's PCM, with the AAC encoder an AAC track needs (the
+    ///     clip's own: it is closed with the clip); nil without audio.
     /// - Throws: ``RecordingError`` when the file cannot be created or written.
     init(path: String, tracks: RecordingSegment.Tracks, configuration: MovieWriter.Configuration,
-         orientation: VideoOrientation, preRoll: EncodedPreRoll, requestedStart: Int64, end: Int64) throws {
+         orientation: VideoOrientation, preRoll: EncodedPreRoll, requestedStart: Int64, end: Int64,
+         audioFormat: (format: PCMFormat, aac: AACEncoder?)?) throws {
         let video = preRoll.video(from: requestedStart)
-        start = video.first?.presentationTime ?? requestedStart
+        let start = video.first?.presentationTime ?? requestedStart
+        self.start = start
         self.end = end
         frameDuration = Int64(max(1, tracks.video.nominalFrameDuration))
-        segment = try RecordingSegment(index: -1, path: path, overwrite: false, orientation: orientation,
-                                       tracks: tracks, configuration: configuration)
+        let timescale = Int64(tracks.video.timescale)
+        audio = audioFormat.map { pcm in
+            let rate = Int64(pcm.format.sampleRate)
+            return Audio(format: pcm.format, aac: pcm.aac, rate: rate, videoTimescale: timescale,
+                         start: start * rate / timescale)
+        }
+        do {
+            segment = try RecordingSegment(index: -1, path: path, overwrite: false, orientation: orientation,
+                                           tracks: tracks, configuration: configuration)
+        } catch {
+            audioFormat?.aac?.close()
+            throw error
+        }
         nextPresentation = start
-        segment.start = (start, 0)
+        segment.start = (start, audio?.start ?? 0)
+        try catchUp(from: preRoll, video: video)
+    }
+
+    /// Writes what the pre-roll holds of the clip: the metadata in force at its start (at time
+    /// 0) and after it, its pictures and its audio.
+    private func catchUp(from preRoll: EncodedPreRoll, video: [EncodedVideoSample]) throws {
+        var inForce: [Int: EncodedPreRoll.MetadataSample] = [:]
+        for sample in preRoll.metadata where sample.time <= start { inForce[sample.track] = sample }
+        for (track, sample) in inForce.sorted(by: { $0.key < $1.key }) { try segment.appendMetadata(sample.items, track: track, time: 0) }
+        for sample in preRoll.metadata where sample.time > start { try append(sample) }
         for sample in video { try append(sample) }
+        for chunk in preRoll.audioChunks { try append(chunk) }
     }
 
     /// Moves the end later (a second trigger during the post-roll); never earlier.
-    func extend(to newEnd: Int64) {
-        if !isComplete { end = max(end, newEnd) }
+    /// - Returns: false when the clip is complete already, so the trigger needs a clip of its own.
+    func extend(to newEnd: Int64) -> Bool {
+        guard !isVideoComplete else { return false }
+        end = max(end, newEnd)
+        return true
+    }
+
+    /// Whether the clip has all its media: its video, and its audio through its end (or the
+    /// recording's audio ended).
+    func isComplete(audioEnded: Bool) -> Bool {
+        guard isVideoComplete else { return false }
+        guard let audio, !audioEnded else { return true }
+        return (audio.written ?? audio.start) >= end * audio.rate / audio.videoTimescale
     }
 
     /// Appends a live access unit (times on the recording's timeline), unless the clip is
     /// complete; the first one decoded at or after the end completes it.
     func append(_ sample: EncodedVideoSample) throws {
-        guard !isComplete else { return }
+        guard !isVideoComplete else { return }
         guard sample.decodeTime < end else {
             // Every picture presented before the end has come (its decode time is earlier): a
             // held one presented before it follows a real gap; the others were waiting for
             // B-frames past the end.
-            isComplete = true
+            isVideoComplete = true
             for waiting in held where waiting.presentationTime < end { try write(waiting) }
             held = []
             return
@@ -97,11 +148,55 @@ final class EventClip {
         while ahead.remove(nextPresentation) != nil { nextPresentation += frameDuration }
     }
 
-    /// Finishes the movie: its last picture lasts one frame.
+    /// Appends a timed metadata sample (its time on the recording's timeline) presented
+    /// before the clip's end.
+    func append(_ sample: EncodedPreRoll.MetadataSample) throws {
+        guard sample.time < end, !isVideoComplete else { return }
+        try segment.appendMetadata(sample.items, track: sample.track, time: sample.time - start)
+    }
+
+    /// Appends the part of `chunk` between the audio written so far (or the clip's start) and
+    /// the clip's end; a gap before it is filled with silence.
+    func append(_ chunk: EncodedPreRoll.AudioChunk) throws {
+        guard var audio, let track = segment.audioTrack else { return }
+        let limit = end * audio.rate / audio.videoTimescale
+        let from = max(chunk.time, audio.written ?? audio.start)
+        let to = min(chunk.end, limit)
+        guard to > from else { return }
+        let bytesPerFrame = audio.format.bytesPerFrame
+        var bytes: [UInt8] = []
+        if let written = audio.written, from > written {
+            bytes = [UInt8](repeating: 0, count: Int(min(from - written, audio.rate)) * bytesPerFrame)
+        }
+        let first = audio.written ?? from
+        bytes += chunk.bytes[(Int(from - chunk.time) * bytesPerFrame)..<(Int(to - chunk.time) * bytesPerFrame)]
+        try bytes.withUnsafeBytes { raw in
+            if let aac = audio.aac {
+                try aac.encode(raw) { try segment.writer.appendAudioPacket($0, to: track, startTime: first - audio.start) }
+            } else {
+                try segment.writer.appendAudioFrames(raw, to: track, startTime: first - audio.start)
+            }
+        }
+        audio.written = to
+        segment.audioEnd = to - audio.start
+        self.audio = audio
+    }
+
+    /// Finishes the movie: its last picture lasts one frame, and the audio ends with it.
     func finish() throws {
+        defer { audio?.aac?.close() }
+        if let aac = audio?.aac, let track = segment.audioTrack {
+            try aac.flush { try segment.writer.appendAudioPacket($0, to: track) }
+        }
         let firstDecode = segment.firstDecodeTime ?? 0
         segment.videoEnd = (lastDecodeTime.map { $0 - start } ?? 0) + frameDuration - firstDecode
         segment.audioEnded = true
-        try segment.finish(audioRate: 1, timescale: 1)
+        if let audio { segment.audioLimit = end * audio.rate / audio.videoTimescale - audio.start }
+        try segment.finish(audioRate: audio?.rate ?? 1, timescale: UInt32(audio?.videoTimescale ?? 1))
+    }
+
+    /// Closes the file without finishing it (the recording failed): repair finds its fragments.
+    func abandon() {
+        audio?.aac?.close()
     }
 }

@@ -37,6 +37,12 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
         case didPauseRecording(path: String)
         /// The recording resumed; the movie's timeline continues without a gap.
         case didResumeRecording(path: String)
+        /// An event clip began at `path` (``saveEventClip(preRoll:postRoll:)``); a later trigger
+        /// during its post-roll extends it rather than beginning another.
+        case didStartEventClip(path: String)
+        /// An event clip was finished (or could not be written: ``RecordingResult/error`` says
+        /// why, and ``RecordingResult/isPlayable`` whether what it holds plays).
+        case didFinishEventClip(RecordingResult)
         /// The recording ended: asked to, at a limit, at the end of a file source, on a lost
         /// device or on an error. ``RecordingResult/isPlayable`` says whether the movie is
         /// finalized.
@@ -62,6 +68,7 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
         var durability = MovieWriter.Durability.none
         var locationSource: (any LocationSource)?
         var timedMetadataKeys: [TimedMetadataKey] = []
+        var eventClipSettings: EventClipSettings?
         var sources: SourceDescription?
         var pipeline: RecordingPipeline?
         var waiters: [CheckedContinuation<RecordingResult, Never>] = []
@@ -327,8 +334,9 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
                 minFreeDiskSpace: s.minFreeDiskSpaceLimit, fragmentInterval: s.fragmentInterval, durability: s.durability,
                 metadataCreationTime: QuickTimeTimestamp(unixSeconds: Int64(SystemClock.unixSeconds())),
                 metadata: s.metadata, segments: segmenting, recordsLocation: s.locationSource != nil,
-                timedMetadataKeys: s.timedMetadataKeys))
+                timedMetadataKeys: s.timedMetadataKeys, eventClips: s.eventClipSettings))
         }
+        if let events = settings.eventClips { try Self.check(events) }
         guard let sources, sources.video != nil else {
             throw RecordingError(.notConnected, "MovieFileOutput: not connected to a running capture session with a video input; add the output and start the session first")
         }
@@ -340,7 +348,8 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
                                   onFinish: { [weak self] result in self?.finished(result, path: path) },
                                   onSegmentStart: { events.yield(.didStartSegment(path: $0)) },
                                   onSegmentFinish: { events.yield(.didFinishSegment($0)) },
-                                  onClockDrift: { events.yield(.didMeasureAudioClockDrift(partsPerMillion: $0)) })
+                                  onClockDrift: { events.yield(.didMeasureAudioClockDrift(partsPerMillion: $0)) },
+                                  onEventClip: { events.yield($0) })
         }
         let installed: RecordingError? = state.withLock { s in
             guard s.pipeline == nil else {

@@ -179,6 +179,7 @@ extension RecordingPipeline {
     /// completes for AAC (its silence encoded first).
     private func send(_ buffer: AudioBuffer, _ piece: AudioTrackTimeline.Placement, segmentStart: Int64,
                       _ loop: inout AudioLoopState) throws {
+        if settings.eventClips != nil { sendForEventClips(buffer, piece, segmentStart: segmentStart) }
         guard let aac = loop.aac, let format = audio?.format else {
             _ = writing.push(.audioFrames(buffer, piece, segment: loop.segment))
             return
@@ -198,6 +199,17 @@ extension RecordingPipeline {
         }
         loop.fedEnd = piece.startTime + Int64(piece.frames.count)
         try send(packets, &loop)
+    }
+
+    /// Sends a piece's PCM, its silence filled in, for the event clips, placed on the
+    /// recording's audio timeline.
+    private func sendForEventClips(_ buffer: AudioBuffer, _ piece: AudioTrackTimeline.Placement, segmentStart: Int64) {
+        guard let format = audio?.format else { return }
+        var bytes = [UInt8](repeating: 0, count: piece.silenceFrames * format.bytesPerFrame)
+        bytes += buffer.bytes[(piece.frames.lowerBound * format.bytesPerFrame)..<(piece.frames.upperBound * format.bytesPerFrame)]
+        guard !bytes.isEmpty else { return }
+        let time = segmentStart + piece.startTime - Int64(piece.silenceFrames)
+        _ = writing.push(.eventAudio(.init(bytes: bytes, time: time, frameCount: bytes.count / format.bytesPerFrame)))
     }
 
     /// Sends AAC access units of the current segment with where its audio fed so far ends.

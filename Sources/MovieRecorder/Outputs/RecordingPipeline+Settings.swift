@@ -28,6 +28,8 @@ extension RecordingPipeline {
         var recordsLocation = false
         /// The application's timed keys, each a track of its own.
         var timedMetadataKeys: [TimedMetadataKey] = []
+        /// Where event clips go and how far back they reach; nil keeps none.
+        var eventClips: EventClipSettings?
     }
 
     /// How a segmented recording switches files by itself, and which of its files it keeps.

@@ -49,6 +49,8 @@ extension RecordingPipeline {
         /// is lost (a gap sent) since.
         var lastLocationCapture: UInt64?
         var locationLost = false
+        /// Event clips asked for, which the writing thread begins at its next item.
+        var eventRequests: [EventRequest] = []
 
         init(orientation: VideoOrientation) { self.orientation = orientation }
     }

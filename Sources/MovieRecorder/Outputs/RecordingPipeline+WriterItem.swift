@@ -16,6 +16,9 @@ extension RecordingPipeline {
         /// A timed metadata sample for metadata track `track` (an index into the segment's
         /// tracks) at `time`, in video ticks from the recording's start.
         case metadata([TimedMetadataItem], track: Int, time: Int64, segment: Int)
+        /// PCM frames for event clips, as placed on the recording's audio timeline (sent only
+        /// when the recording keeps event clips).
+        case eventAudio(EncodedPreRoll.AudioChunk)
         /// All of `segment`'s audio has been sent.
         case audioSegmentEnded(segment: Int)
         case videoEnded

@@ -15,14 +15,19 @@ extension RecordingPipeline {
         var audioEndedThrough = -1
         /// This recording's finished files, oldest first, with their sizes: what retention may
         /// delete.
-        var finished: [(path: String, size: UInt64)] = []
+        var finished: [(path: String, size: UInt64, span: Range<Int64>)] = []
         /// Audio for segments whose first frame has not come yet (the encoder's delay): a file is
         /// created with its first frame, so a kill never leaves one without a picture.
         var waitingAudio: [Int: [WriterItem]] = [:]
         /// The values each metadata track holds now: what a new segment starts with.
         var currentMetadata: [Int: [TimedMetadataItem]] = [:]
+        /// The pre-roll and the event clips being written; nil when the recording keeps none.
+        var events: EventState?
 
-        init(first: RecordingSegment) { open = [0: first] }
+        init(first: RecordingSegment, events: EventState?) {
+            open = [0: first]
+            self.events = events
+        }
 
         /// The newest open segment: the one being recorded.
         var current: RecordingSegment? { open.keys.max().flatMap { open[$0] } }
@@ -43,9 +48,11 @@ extension RecordingPipeline {
         do {
             while !(loop.videoEnded && loop.audioEnded), let item = nextWriterItem(until: loop.videoEndDeadline) {
                 try write(item, &loop, &segments)
+                recordForEvents(item, &segments)
                 publishProgress(segments)
             }
             try finishAll(&segments)
+            finishEventClips(&segments, failed: false)
         } catch let error as RecordingError {
             fail(error)
         } catch {
@@ -87,6 +94,8 @@ extension RecordingPipeline {
             }
             try segment.appendMetadata(items, track: track, time: time - segment.start.video)
             if index == segments.open.keys.max() { segments.currentMetadata[track] = items }
+        case .eventAudio:
+            break  // for the event clips alone
         case .audioSegmentEnded(let index):
             segments.audioEndedThrough = max(segments.audioEndedThrough, index)
             if let segment = segments.open[index] {
@@ -165,7 +174,7 @@ extension RecordingPipeline {
         try segment.finish(audioRate: audioRate, timescale: timescale)
         segments.open[index] = nil
         let (info, size, _) = segment.closeAndReadBack(failed: false, fragmented: settings.fragmentInterval != nil)
-        segments.finished.append((segment.path, info?.tree.fileSize ?? size))
+        segments.finished.append((segment.path, info?.tree.fileSize ?? size, segment.span))
         onSegmentFinish(result(of: segment, info: info, size: size, isLast: false))
         enforceRetention(&segments)
     }
@@ -187,8 +196,9 @@ extension RecordingPipeline {
 
     /// Deletes this recording's oldest finished files while there are more than
     /// ``Segmenting/maximumCount`` files or more than ``Segmenting/maximumTotalSize`` bytes in
-    /// all, counting the open ones (never deleted).
-    private func enforceRetention(_ segments: inout OpenSegments) {
+    /// all, counting the open ones (never deleted). A file that holds part of an event clip
+    /// still being written stays until the clip is finished.
+    func enforceRetention(_ segments: inout OpenSegments) {
         guard let segmenting = settings.segments else { return }
         let openBytes = segments.open.values.reduce(UInt64(0)) { $0 + $1.writer.bytesWritten }
         func tooMany() -> Bool {
@@ -196,8 +206,8 @@ extension RecordingPipeline {
             if let bytes = segmenting.maximumTotalSize, segments.finished.reduce(openBytes, { $0 + $1.size }) > bytes { return true }
             return false
         }
-        while !segments.finished.isEmpty, tooMany() {
-            let oldest = segments.finished.removeFirst()
+        while tooMany(), let deletable = segments.finished.firstIndex(where: { !isNeededByEventClip($0.span, segments) }) {
+            let oldest = segments.finished.remove(at: deletable)
             do {
                 try RandomAccessFile.remove(oldest.path)
             } catch {
@@ -276,13 +286,14 @@ extension RecordingPipeline {
             try? file.close()
             try? RandomAccessFile.remove(start.path)
         }
+        finishEventClips(&segments, failed: failed)
         let indices = segments.open.keys.sorted()
         for index in indices {
             guard let segment = segments.open[index] else { continue }
             let (info, size, noFrames) = segment.closeAndReadBack(failed: failed, fragmented: settings.fragmentInterval != nil)
             segments.open[index] = nil
             guard index == indices.last else {
-                if info != nil { segments.finished.append((segment.path, info!.tree.fileSize)) }
+                if info != nil { segments.finished.append((segment.path, info!.tree.fileSize, segment.span)) }
                 onSegmentFinish(result(of: segment, info: info, size: size, isLast: false))
                 continue
             }
@@ -293,7 +304,7 @@ extension RecordingPipeline {
                     }
                 }
             }
-            segments.finished.append((segment.path, info?.tree.fileSize ?? size))
+            segments.finished.append((segment.path, info?.tree.fileSize ?? size, segment.span))
             enforceRetention(&segments)
             onFinish(result(of: segment, info: info, size: size, isLast: true))
         }

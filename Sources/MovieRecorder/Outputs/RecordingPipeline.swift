@@ -62,6 +62,8 @@ final class RecordingPipeline: Sendable {
     let onSegmentFinish: @Sendable (RecordingResult) -> Void
     /// Called on the audio thread with each new measurement of the microphone's clock drift.
     let onClockDrift: @Sendable (Double) -> Void
+    /// Called on the writing thread when an event clip begins and when it is finished.
+    let onEventClip: @Sendable (MovieFileOutput.Event) -> Void
     /// Whether the audio is resampled to follow the system clock: a device with a clock of its
     /// own, and the correction asked for.
     var audioCorrected: Bool { clockCorrector?.isCorrecting == true }
@@ -82,7 +84,8 @@ final class RecordingPipeline: Sendable {
          onFinish: @escaping @Sendable (RecordingResult) -> Void,
          onSegmentStart: @escaping @Sendable (String) -> Void = { _ in },
          onSegmentFinish: @escaping @Sendable (RecordingResult) -> Void = { _ in },
-         onClockDrift: @escaping @Sendable (Double) -> Void = { _ in }) throws {
+         onClockDrift: @escaping @Sendable (Double) -> Void = { _ in },
+         onEventClip: @escaping @Sendable (MovieFileOutput.Event) -> Void = { _ in }) throws {
         guard let video = sources.video else {
             throw RecordingError(.notConnected, "MovieFileOutput: the session has no video input to record")
         }
@@ -94,6 +97,7 @@ final class RecordingPipeline: Sendable {
         self.onSegmentStart = onSegmentStart
         self.onSegmentFinish = onSegmentFinish
         self.onClockDrift = onClockDrift
+        self.onEventClip = onEventClip
         state = LockedValue(State(orientation: settings.orientation))
         let rate = video.format.frameRate
         frameDurationNanoseconds = 1_000_000_000 * UInt64(rate.seconds) / UInt64(rate.frames)
@@ -143,7 +147,7 @@ final class RecordingPipeline: Sendable {
         let encoding = DedicatedThread(name: "movrec-encode") { [self] in encodeLoop() }
         let audioThread = audio == nil ? nil : DedicatedThread(name: "movrec-audio") { [self] in audioLoop() }
         DedicatedThread(name: "movrec-write") { [self] in
-            var segments = OpenSegments(first: firstSegment)
+            var segments = OpenSegments(first: firstSegment, events: makeEventState())
             writeLoop(&segments)
             encoding.join()
             audioThread?.join()

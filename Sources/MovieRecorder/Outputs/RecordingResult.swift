@@ -59,3 +59,21 @@ public struct RecordingResult: Sendable, CustomStringConvertible {
         return text + (isPlayable ? "" : "; NOT PLAYABLE")
     }
 }
+
+extension RecordingResult {
+    /// The result of an event clip: its movie as read back.
+    init(eventClip segment: RecordingSegment, info: MovieInfo?, size: UInt64) {
+        let timescale = UInt64(max(1, info?.movieHeader.timescale ?? 1))
+        self.init(path: segment.path,
+                  duration: .nanoseconds(Int64(clamping: (info?.movieHeader.duration ?? 0) * 1_000_000_000 / timescale)),
+                  fileSize: info?.tree.fileSize ?? size, frameCount: Int(info?.videoTrack?.sampleCount ?? 0),
+                  droppedFrameCount: 0, corruptedFrameCount: 0, audioOverrunCount: 0, orientation: segment.orientation,
+                  rotationChanges: [], isPlayable: info != nil, error: nil, interruption: nil)
+    }
+
+    /// The result of an event clip that could not begin: nothing was written at `path`.
+    init(failedEventClip path: String, error: RecordingError) {
+        self.init(path: path, duration: .zero, fileSize: 0, frameCount: 0, droppedFrameCount: 0, corruptedFrameCount: 0,
+                  audioOverrunCount: 0, orientation: .up, rotationChanges: [], isPlayable: false, error: error, interruption: nil)
+    }
+}

@@ -100,6 +100,10 @@ final class RecordingSegment: @unchecked Sendable {
         return configuration
     }
 
+    /// Where the segment's video lies on the recording's timeline, in video ticks (empty until
+    /// its end is known).
+    var span: Range<Int64> { start.video..<(start.video + max(0, videoEnd ?? 0)) }
+
     /// Whether both tracks are complete, so the segment can be finished.
     var isComplete: Bool { videoEnd != nil && audioEnded }
 
