@@ -67,3 +67,12 @@ attr per-axis-scale-with-offset in_accel_y_scale 0.019160
 attr per-axis-scale-with-offset in_accel_z_scale 0.019153
 attr per-axis-scale-with-offset in_accel_offset -2048
 attr per-axis-scale-with-offset in_accel_z_offset -2061
+
+# A dash-cam's accelerometer: 12 bits at +/-16 g, 128 counts per g, upright at rest. Its
+# replay-* files list successive raw readings (x y z a line) that a test writes into the tree one
+# after another: a bump (a jolt of 3.3 g from rest, then back) and a nudge (1.2 g, then back).
+device bump mma8451
+raw bump 2 128 -4
+attr bump in_accel_scale 0.076614453
+printf '%s\n' '2 128 -4' '1 127 -3' '2 128 -4' '180 420 240' '-60 20 90' '3 129 -5' '2 128 -4' '2 127 -4' >bump/replay-bump
+printf '%s\n' '2 128 -4' '1 127 -3' '2 128 -4' '80 250 60' '2 128 -4' '1 128 -3' '2 128 -4' >bump/replay-nudge

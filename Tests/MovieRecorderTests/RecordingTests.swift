@@ -300,7 +300,8 @@ import Testing
             case .didStartRecording: kinds.append("start")
             case .didPauseRecording: kinds.append("pause")
             case .didResumeRecording: kinds.append("resume")
-            case .didStartSegment, .didFinishSegment: kinds.append("segment")
+            case .didStartSegment, .didFinishSegment, .didDeleteSegment: kinds.append("segment")
+            case .didStartEventClip, .didFinishEventClip: kinds.append("event clip")
             case .didMeasureAudioClockDrift: kinds.append("drift")
             case .didFinishRecording: kinds.append("finish")
             }

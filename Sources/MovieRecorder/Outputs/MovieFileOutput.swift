@@ -29,6 +29,9 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
         /// A file of the recording was finished because the recording went on into the next
         /// one; the last file ends with ``didFinishRecording(_:)``.
         case didFinishSegment(RecordingResult)
+        /// Retention deleted an old file of the recording (``maximumSegmentCount``,
+        /// ``maximumTotalSize``).
+        case didDeleteSegment(path: String)
         /// The microphone's clock was measured against the system clock: it runs
         /// `partsPerMillion` fast (positive) or slow. Sent once ten seconds of audio give an
         /// estimate, then every ten seconds; ``RecordingResult/audioClockDrift`` has the last.
@@ -78,7 +81,7 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
     let state = LockedValue(State())
     private let eventContinuation: AsyncStream<Event>.Continuation
     /// The recording events, newest kept when nobody reads (up to 64: a segmented recording
-    /// sends two per file). Read them from a task started before the recording.
+    /// sends two or three per file). Read them from a task started before the recording.
     public let events: AsyncStream<Event>
 
     /// Creates an output with the given encoder settings.
@@ -349,7 +352,7 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
                                   onSegmentStart: { events.yield(.didStartSegment(path: $0)) },
                                   onSegmentFinish: { events.yield(.didFinishSegment($0)) },
                                   onClockDrift: { events.yield(.didMeasureAudioClockDrift(partsPerMillion: $0)) },
-                                  onEventClip: { events.yield($0) })
+                                  onEvent: { events.yield($0) })
         }
         let installed: RecordingError? = state.withLock { s in
             guard s.pipeline == nil else {

@@ -133,7 +133,7 @@ extension RecordingPipeline {
                     end: end, audioFormat: try audio.map { ($0.format, try Self.makeAudioEncoder(settings.audio, for: $0.format)) })
                 ExtendedAttribute.set(EventClipSettings.lockAttribute, to: "1", at: path)
                 events.clips.append(clip)
-                onEventClip(.didStartEventClip(path: path))
+                onEvent(.didStartEventClip(path: path))
                 return
             } catch let error as RecordingError where error.code == .fileExists {
                 lastError = error
@@ -145,7 +145,7 @@ extension RecordingPipeline {
         let error = lastError as? RecordingError
             ?? RecordingError(.fileError, "MovieFileOutput: beginning the event clip \(path): \(lastError.map { "\($0)" } ?? "")", underlyingError: lastError)
         MovieRecorderLogging.log(.warning, "recording", "could not begin an event clip: \(error)")
-        onEventClip(.didFinishEventClip(RecordingResult(failedEventClip: path, error: error)))
+        onEvent(.didFinishEventClip(RecordingResult(failedEventClip: path, error: error)))
     }
 
     /// A clip's writer settings: the recording's, always fragmented (a clip must survive a
@@ -170,7 +170,7 @@ extension RecordingPipeline {
             result.error = failure as? RecordingError
                 ?? RecordingError(.fileError, "MovieFileOutput: writing the event clip \(clip.segment.path): \(failure)", underlyingError: failure)
         }
-        onEventClip(.didFinishEventClip(result))
+        onEvent(.didFinishEventClip(result))
     }
 
     /// Deletes the oldest clips in the event directory while they take more than the clips'

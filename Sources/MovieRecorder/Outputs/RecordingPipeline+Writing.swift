@@ -210,6 +210,7 @@ extension RecordingPipeline {
             let oldest = segments.finished.remove(at: deletable)
             do {
                 try RandomAccessFile.remove(oldest.path)
+                onEvent(.didDeleteSegment(path: oldest.path))
             } catch {
                 MovieRecorderLogging.log(.warning, "recording", "could not delete the old segment \(oldest.path): \(error)")
             }

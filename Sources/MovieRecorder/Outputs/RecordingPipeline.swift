@@ -62,8 +62,9 @@ final class RecordingPipeline: Sendable {
     let onSegmentFinish: @Sendable (RecordingResult) -> Void
     /// Called on the audio thread with each new measurement of the microphone's clock drift.
     let onClockDrift: @Sendable (Double) -> Void
-    /// Called on the writing thread when an event clip begins and when it is finished.
-    let onEventClip: @Sendable (MovieFileOutput.Event) -> Void
+    /// Called on the writing thread when an event clip begins and when it is finished, and when
+    /// retention deletes a file.
+    let onEvent: @Sendable (MovieFileOutput.Event) -> Void
     /// Whether the audio is resampled to follow the system clock: a device with a clock of its
     /// own, and the correction asked for.
     var audioCorrected: Bool { clockCorrector?.isCorrecting == true }
@@ -85,7 +86,7 @@ final class RecordingPipeline: Sendable {
          onSegmentStart: @escaping @Sendable (String) -> Void = { _ in },
          onSegmentFinish: @escaping @Sendable (RecordingResult) -> Void = { _ in },
          onClockDrift: @escaping @Sendable (Double) -> Void = { _ in },
-         onEventClip: @escaping @Sendable (MovieFileOutput.Event) -> Void = { _ in }) throws {
+         onEvent: @escaping @Sendable (MovieFileOutput.Event) -> Void = { _ in }) throws {
         guard let video = sources.video else {
             throw RecordingError(.notConnected, "MovieFileOutput: the session has no video input to record")
         }
@@ -97,7 +98,7 @@ final class RecordingPipeline: Sendable {
         self.onSegmentStart = onSegmentStart
         self.onSegmentFinish = onSegmentFinish
         self.onClockDrift = onClockDrift
-        self.onEventClip = onEventClip
+        self.onEvent = onEvent
         state = LockedValue(State(orientation: settings.orientation))
         let rate = video.format.frameRate
         frameDurationNanoseconds = 1_000_000_000 * UInt64(rate.seconds) / UInt64(rate.frames)

@@ -1,0 +1,290 @@
+import Foundation
+import Testing
+@testable import MovieContainer
+@testable import MoviePlatform
+@testable import MovieCapture
+@testable import MovieEncoding
+@testable import MovieRecorder
+
+extension RealTimeMetadataTestGroup {
+    /// Event clips saved while a live recording goes on: a clip reaches back to the last IDR at
+    /// or before its pre-roll and on through its post-roll, every frame once, its audio the
+    /// recording's sample for sample; a second trigger extends it; an accelerometer's bump saves
+    /// one and a nudge does not; retention never deletes what a clip still needs.
+    @Suite(.serialized) struct EventRecordingTests {
+        static let width = EventClipTests.width, height = EventClipTests.height
+
+        /// A live recording of the test pattern (and the tone) with event clips in `events`.
+        struct Rig {
+            let session = CaptureSession()
+            let movie = MovieFileOutput()
+            /// The events in order, collected until the recording finishes.
+            let collector: Task<[MovieFileOutput.Event], Never>
+
+            init(events: String, audio: AudioEncoderSettings?, configure: (MovieFileOutput) -> Void = { _ in }) async throws {
+                let camera = try TestPatternSource(width: EventRecordingTests.width, height: EventRecordingTests.height,
+                                                   frameRate: FrameRate(frames: 30))
+                var settings = VideoEncoderSettings()
+                settings.preset = "ultrafast"
+                settings.keyframeInterval = 30
+                movie.encoderSettings = settings
+                if let audio { movie.audioSettings = audio }
+                movie.eventClipSettings = EventClipSettings(directory: events, preRollDuration: .seconds(3))
+                configure(movie)
+                let tone = audio == nil ? nil : try ToneSource()
+                try await session.configure { [movie] config in
+                    try config.addInput(camera)
+                    if let tone { try config.addInput(tone) }
+                    try config.addOutput(movie)
+                }
+                collector = Task { [events = movie.events] in
+                    var seen: [MovieFileOutput.Event] = []
+                    for await event in events {
+                        seen.append(event)
+                        if case .didFinishRecording = event { break }
+                    }
+                    return seen
+                }
+                try await session.startRunning()
+            }
+
+            /// Stops the recording and the session; the events in order.
+            func stop() async -> [MovieFileOutput.Event] {
+                _ = await movie.stopRecording()
+                await session.stopRunning()
+                return await collector.value
+            }
+        }
+
+        static func clips(_ events: [MovieFileOutput.Event]) -> (started: [String], finished: [RecordingResult]) {
+            var started: [String] = [], finished: [RecordingResult] = []
+            for event in events {
+                if case .didStartEventClip(let path) = event { started.append(path) }
+                if case .didFinishEventClip(let result) = event { finished.append(result) }
+            }
+            return (started, finished)
+        }
+
+        /// Each video frame of `path` in presentation order: whether it is a keyframe and its
+        /// time in seconds, as ffprobe reads them.
+        static func frames(_ path: String) throws -> [(key: Bool, time: Double)] {
+            let probe = try run("ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries", "frame=key_frame,pts_time",
+                                            "-of", "csv=p=0", path])
+            #expect(probe.status == 0, "ffprobe: \(probe.error)")
+            return probe.output.split(separator: "\n").compactMap { line in
+                let fields = line.split(separator: ",")
+                guard fields.count >= 2, let time = Double(fields[1]) else { return nil }
+                return (fields[0] == "1", time)
+            }
+        }
+
+        /// The first channel of a movie's audio as 16-bit samples, decoded by FFmpeg.
+        static func audio(_ path: String) throws -> [Int16] {
+            let result = try run("ffmpeg", ["-nostdin", "-v", "error", "-i", path, "-map", "0:a", "-af", "pan=mono|c0=c0", "-f", "s16le", "-"])
+            #expect(result.status == 0, "ffmpeg: \(result.error)")
+            return SyncChecker.int16Samples(result.outputData)
+        }
+
+        /// A clip triggered 4 s into a recording with 3 s of pre-roll and 1 s of post-roll starts
+        /// at the recording's last IDR at or before the trigger less 3 s and holds every frame
+        /// from there through the post-roll, in order; its LPCM audio is the recording's, sample
+        /// for sample, from the clip's first picture on; it starts at time 0, is turned as the
+        /// recording is, has the orientation track and is locked. The recording holds every frame.
+        @Test func aClipReachesBackToTheKeyframeBeforeItsPreRollAndOnThroughItsPostRoll() async throws {
+            let dir = try TemporaryDirectory()
+            defer { dir.cleanUp() }
+            try FileManager.default.createDirectory(atPath: dir.file("events"), withIntermediateDirectories: false)
+            let rig = try await Rig(events: dir.file("events"), audio: .lpcm)
+            try rig.movie.setVideoRotationAngle(90)
+            try await rig.movie.startRecording(to: dir.file("main.mov"))
+            try await Task.sleep(for: .milliseconds(4000))
+            #expect(rig.movie.recordedDuration > .seconds(3), "\(rig.movie.recordedDuration) recorded")
+            let before = MonotonicClock.now()
+            try rig.movie.saveEventClip(preRoll: .seconds(3), postRoll: .seconds(1))
+            let after = MonotonicClock.now()
+            try await Task.sleep(for: .milliseconds(2000))
+            let events = await rig.stop()
+            let (started, finished) = Self.clips(events)
+            try #require(started.count == 1 && finished.count == 1, "\(events)")
+            let clip = finished[0]
+            #expect(clip.isPlayable && clip.error == nil && clip.path == started[0], "\(clip)")
+            #expect(clip.path.hasPrefix(dir.file("events") + "/event-"), "\(clip.path)")
+            #expect(ExtendedAttribute.value(EventClipSettings.lockAttribute, at: clip.path) == "1")
+            let startTime = try #require(events.compactMap { event -> UInt64? in
+                if case .didStartRecording(_, let time) = event { return time }
+                return nil
+            }.first)
+
+            // The recording: every frame once, in order.
+            let main = try EventClipTests.drawnFrameNumbers(dir.file("main.mov"))
+            let mainNumbers = main.compactMap { $0 }
+            #expect(mainNumbers.count == main.count && zip(mainNumbers, mainNumbers.dropFirst()).allSatisfy { $1 == $0 + 1 },
+                    "the recording misses or repeats a frame: \(main)")
+            // The clip: consecutive frames, from the expected IDR through the post-roll.
+            let numbers = try EventClipTests.drawnFrameNumbers(clip.path).compactMap { $0 }
+            #expect(zip(numbers, numbers.dropFirst()).allSatisfy { $1 == $0 + 1 }, "\(numbers)")
+            let mainFrames = try Self.frames(dir.file("main.mov"))
+            let triggers = [before, after].map { Double($0 - startTime) / 1e9 }
+            let expectedStarts = Set(triggers.compactMap { trigger in mainFrames.indices.last { mainFrames[$0].key && mainFrames[$0].time <= trigger - 3 } })
+            let first = try #require(numbers.first.flatMap { n in mainNumbers.firstIndex(of: n) })
+            #expect(expectedStarts.contains(first), "the clip starts at frame \(first) of the recording; expected \(expectedStarts) for a trigger at \(triggers) s")
+            let last = try #require(numbers.last.flatMap { n in mainNumbers.firstIndex(of: n) })
+            let postRollEnd = mainFrames.indices.last { mainFrames[$0].time < triggers[0] + 1 } ?? 0
+            #expect(last >= postRollEnd && last <= postRollEnd + 8, "the clip ends at frame \(last); the post-roll at \(postRollEnd)")
+            let clipFrames = try Self.frames(clip.path)
+            #expect(clipFrames.first?.time == 0 && clipFrames.first?.key == true, "\(clipFrames.prefix(3))")
+            // Turned as the recording, with its orientation track.
+            let info = try MovieInfo(path: clip.path)
+            #expect(info.videoTrack?.orientation == (try VideoOrientation(rotationAngle: 90)))
+            #expect(info.metadataTracks.count == 1)
+            // The audio: the recording's samples from the clip's first picture, each once.
+            let mainAudio = try Self.audio(dir.file("main.mov")), clipAudio = try Self.audio(clip.path)
+            let offset = Int((mainFrames[first].time * 48_000).rounded())
+            #expect(clipAudio.count >= (last - first) * 1600, "\(clipAudio.count) samples for \(last - first + 1) frames")
+            let span = min(clipAudio.count, mainAudio.count - offset)
+            let lag = (-2...2).first { lag in
+                offset + lag >= 0 && Array(mainAudio[(offset + lag)..<(offset + lag + span - 2)]) == Array(clipAudio[0..<(span - 2)])
+            }
+            #expect(lag == 0, "the clip's audio matches the recording's at \(String(describing: lag)) samples from its first picture")
+        }
+
+        /// A trigger right after the start gets what there is (the clip starts with the
+        /// recording); two triggers 2 s apart make one clip, extended; AAC audio stays in step.
+        @Test func anEarlyTriggerAndASecondTriggerDuringThePostRoll() async throws {
+            let dir = try TemporaryDirectory()
+            defer { dir.cleanUp() }
+            try FileManager.default.createDirectory(atPath: dir.file("events"), withIntermediateDirectories: false)
+            let rig = try await Rig(events: dir.file("events"), audio: .aac)
+            try await rig.movie.startRecording(to: dir.file("main.mov"))
+            try rig.movie.saveEventClip(postRoll: .seconds(1))
+            try await Task.sleep(for: .milliseconds(2000))
+            let first = MonotonicClock.now()
+            try rig.movie.saveEventClip(preRoll: .seconds(1), postRoll: .seconds(2.5))
+            try await Task.sleep(for: .milliseconds(2000))
+            try rig.movie.saveEventClip(preRoll: .seconds(1), postRoll: .seconds(2))
+            try await Task.sleep(for: .milliseconds(3000))
+            let events = await rig.stop()
+            let (started, finished) = Self.clips(events)
+            try #require(started.count == 2 && finished.count == 2, "\(events)")
+            #expect(finished.allSatisfy { $0.isPlayable && $0.error == nil }, "\(finished)")
+            let mainNumbers = try EventClipTests.drawnFrameNumbers(dir.file("main.mov")).compactMap { $0 }
+            let early = try EventClipTests.drawnFrameNumbers(finished[0].path).compactMap { $0 }
+            #expect(early.first == mainNumbers.first, "the early clip starts with the recording: \(early.prefix(3)) vs \(mainNumbers.prefix(3))")
+            #expect(early.count >= 30 && zip(early, early.dropFirst()).allSatisfy { $1 == $0 + 1 })
+            // The second clip runs from about 1 s before the first trigger to 2 s after the second.
+            let extended = try EventClipTests.drawnFrameNumbers(finished[1].path).compactMap { $0 }
+            #expect(zip(extended, extended.dropFirst()).allSatisfy { $1 == $0 + 1 }, "\(extended)")
+            #expect(extended.count >= 30 * 5 - 3 && extended.count <= 30 * 6 + 3, "\(extended.count) frames")
+            _ = first
+            // AAC: the clip's decoded audio lines up with the recording's (the tone's phase).
+            let mainAudio = try Self.audio(dir.file("main.mov")).map(Double.init)
+            let clipAudio = try Self.audio(finished[1].path).map(Double.init)
+            let start = try #require(mainNumbers.firstIndex(of: extended[0]))
+            let mainFrames = try Self.frames(dir.file("main.mov"))
+            let offset = Int((mainFrames[start].time * 48_000).rounded())
+            func error(_ lag: Int) -> Double {
+                let range = 4800..<48_000
+                return range.reduce(0) { sum, i in
+                    let d = clipAudio[i] - mainAudio[offset + lag + i]
+                    return sum + d * d
+                } / Double(range.count)
+            }
+            let errors = (-3...3).map { ($0, error($0)) }
+            let best = errors.min { $0.1 < $1.1 }!
+            #expect(best.0 == 0 && best.1 < 1e5, "the clip's AAC is \(best.0) samples off the recording's: \(errors)")
+        }
+
+        /// A bump replayed through an IIO fixture tree saves a clip through an `ImpactDetector`
+        /// at 2.5 g; a nudge of 1.2 g does not.
+        @Test func aBumpSavesAClipAndANudgeDoesNot() async throws {
+            let dir = try TemporaryDirectory()
+            defer { dir.cleanUp() }
+            try FileManager.default.createDirectory(atPath: dir.file("events"), withIntermediateDirectories: false)
+            try FileManager.default.copyItem(atPath: fixture("iio/bump/iio:device0"), toPath: dir.file("iio:device0"))
+            let accelerometer = try IIOAccelerometer(path: dir.file("iio:device0"), pollingInterval: .milliseconds(10))
+            let detector = ImpactDetector(source: accelerometer, threshold: 2.5)
+            let rig = try await Rig(events: dir.file("events"), audio: nil)
+            let impacts = LockedValue<[ImpactDetector.Impact]>([])
+            try detector.start { [movie = rig.movie] impact in
+                impacts.withLock { $0.append(impact) }
+                try? movie.saveEventClip(preRoll: .seconds(1), postRoll: .milliseconds(500))
+            }
+            try await rig.movie.startRecording(to: dir.file("main.mov"))
+            try await Task.sleep(for: .milliseconds(1500))
+            try Self.replay(fixture("iio/bump/replay-nudge"), into: dir.file("iio:device0"))
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(impacts.withLock { $0.isEmpty }, "a nudge of 1.2 g is no impact")
+            try Self.replay(fixture("iio/bump/replay-bump"), into: dir.file("iio:device0"))
+            #expect(await eventually { impacts.withLock { !$0.isEmpty } })
+            try await Task.sleep(for: .milliseconds(1500))
+            detector.stop()
+            let events = await rig.stop()
+            let change = impacts.withLock { $0.map(\.change) }
+            #expect(change.count == 1 && change[0] > 3.0 && change[0] < 3.6, "one impact of 3.3 g (the hold-off hides the rebound): \(change)")
+            let (started, finished) = Self.clips(events)
+            #expect(started.count == 1 && finished.count == 1 && finished.first?.isPlayable == true, "\(events)")
+            #expect((finished.first?.frameCount ?? 0) >= 40, "\(finished)")
+        }
+
+        /// Writes each line of `replay` (raw x y z) into the tree's raw files, each put in place
+        /// whole, 40 ms apart: four polls of each reading.
+        static func replay(_ replay: String, into device: String) throws {
+            for line in try String(contentsOfFile: replay, encoding: .utf8).split(separator: "\n") {
+                for (axis, value) in zip(["x", "y", "z"], line.split(separator: " ")) {
+                    let path = device + "/in_accel_\(axis)_raw"
+                    try (value + "\n").write(toFile: path + ".new", atomically: false, encoding: .utf8)
+                    try FileManager.default.removeItem(atPath: path)
+                    try FileManager.default.moveItem(atPath: path + ".new", toPath: path)
+                }
+                Thread.sleep(forTimeInterval: 0.04)
+            }
+        }
+
+        /// Retention over 200 segments of 0.1 s, keeping 3, while clips are saved every 2 s:
+        /// it deletes no segment finished after a clip began until that clip is finished, never
+        /// a clip, and catches up afterwards.
+        @Test func retentionKeepsWhatAClipNeedsAndNeverAClip() async throws {
+            let dir = try TemporaryDirectory()
+            defer { dir.cleanUp() }
+            try FileManager.default.createDirectory(atPath: dir.file("events"), withIntermediateDirectories: false)
+            let rig = try await Rig(events: dir.file("events"), audio: nil) { movie in
+                movie.segmentDuration = .milliseconds(100)
+                movie.maximumSegmentCount = 3
+            }
+            try await rig.movie.startRecording(toSegments: try SegmentFileNames(pattern: dir.file("loop-%04d.mov")))
+            for _ in 0..<10 {
+                try await Task.sleep(for: .seconds(2))
+                try rig.movie.saveEventClip(preRoll: .seconds(1), postRoll: .seconds(1))
+            }
+            try await Task.sleep(for: .seconds(1.5))
+            let events = await rig.stop()
+            var finishedSegments = 0
+            var open: [String: Set<String>] = [:]  // each clip in progress: the segments finished since it began
+            var violations: [String] = []
+            var deleted = 0
+            for event in events {
+                switch event {
+                case .didStartEventClip(let path): open[path] = []
+                case .didFinishSegment(let result):
+                    finishedSegments += 1
+                    for clip in open.keys { open[clip]!.insert(result.path) }
+                case .didDeleteSegment(let path):
+                    deleted += 1
+                    if path.contains("/events/") { violations.append("deleted the clip \(path)") }
+                    for (clip, needed) in open where needed.contains(path) { violations.append("deleted \(path) while \(clip) needed it") }
+                case .didFinishEventClip(let result): open[result.path] = nil
+                default: break
+                }
+            }
+            #expect(finishedSegments >= 190, "\(finishedSegments) segments")
+            #expect(violations.isEmpty, "\(violations)")
+            #expect(deleted >= finishedSegments - 3, "retention caught up: \(deleted) of \(finishedSegments + 1) deleted")
+            let (started, finished) = Self.clips(events)
+            #expect(started.count == 10 && finished.count == 10 && finished.allSatisfy(\.isPlayable), "\(finished)")
+            let clips = try FileManager.default.contentsOfDirectory(atPath: dir.file("events"))
+            #expect(clips.count == 10, "\(clips)")
+            let loops = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasPrefix("loop-") }
+            #expect(loops.count == 3, "\(loops)")
+        }
+    }
+}
