@@ -21,6 +21,7 @@ enum RecordCommand {
                [--photo-every S [--photo-directory DIR]]
                [--live HOST:PORT] [--live-size WxH] [--live-token T] [--hls-directory DIR [--hls-window N]]
                [--gps [HOST:PORT]]
+               [--event-directory DIR [--event-pre S] [--event-post S] [--event-on-impact G] [--keep-events-bytes BYTES[K|M|G]]]
             Record H.264 (or --codec hevc: 'hvc1' through x265, with a preset that keeps up with
             a live source unless --preset is given) and AAC (or --audio-codec lpcm; AAC at --audio-bitrate, default 128
             kbit/s for stereo, 64 for mono) into a QuickTime movie from a V4L2 camera (default
@@ -51,7 +52,13 @@ enum RecordCommand {
             See `movrec help live`. Every movie has a timed orientation track that follows the
             device's turns; --gps adds a timed location track from gpsd (default 127.0.0.1:2947),
             at most one fix a second, its gaps where gpsd had no fix (`movrec inspect --metadata`
-            and `--gpx` read them back).
+            and `--gpx` read them back). With --event-directory the last --event-pre seconds
+            (default 10) are kept in memory, encoded, and SIGUSR1 (or, with --event-on-impact, a
+            change of acceleration of G g, such as 2.5g, on the --gravity accelerometer or the
+            first found) saves an event clip into DIR: from the last IDR at or before that far
+            back through --event-post seconds (default 5) on; another trigger during the
+            post-roll extends it. Each clip prints a line. Clips are never deleted by
+            --keep-segments or --keep-bytes; --keep-events-bytes deletes the oldest clips beyond it.
         """
 }
 
@@ -81,8 +88,11 @@ func record(_ arguments: Arguments) async throws -> Int32 {
     if let liveView, sources.gravity == nil { try liveView.output.setVideoRotationAngle(Double(options.orientation.rotationAngle)) }
     liveView?.output.setVideoMirrored(options.orientation.isMirrored)
     try await RecordCommand.start(movie, in: service.session, options: options)
+    let impacts = try EventTriggers.startImpactDetector(options, gravity: sources.gravity, movie: movie)
+    defer { impacts?.stop() }
     let photographer = photos.map { output in Task { await RecordCommand.takePhotos(output, options: options) } }
-    let loop = RecordingLoop(movie: movie, session: service.session, output: options.output, quiet: options.quiet)
+    let loop = RecordingLoop(movie: movie, session: service.session, output: options.output, quiet: options.quiet,
+                             eventPostRoll: options.events?.postRoll)
     defer { loop.cancel() }
     let result = await loop.run()
     photographer?.cancel()
@@ -169,6 +179,7 @@ extension RecordCommand {
         }
         if options.syncFragments { movie.durability = .syncEachFragment }
         if let gps = options.gps { movie.locationSource = GPSDLocationSource(host: gps.host, port: gps.port) }
+        movie.eventClipSettings = options.events?.settings
         return movie
     }
 

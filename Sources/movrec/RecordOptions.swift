@@ -57,6 +57,8 @@ struct RecordOptions {
     var live: LiveOptions
     /// `--gps [HOST:PORT]`: gpsd's address for a timed location track.
     var gps: (host: String, port: UInt16)?
+    /// `--event-directory` and the other event clip options.
+    var events: EventOptions?
 
     /// Takes every option off `arguments`, then checks the values.
     /// - Throws: `Arguments.UsageError` naming the first bad option; `OrientationError` for an
@@ -66,6 +68,7 @@ struct RecordOptions {
     init(parsing arguments: Arguments, isLiveCommand: Bool = false) throws {
         var args = arguments
         live = try LiveOptions(taking: &args, defaultAddress: isLiveCommand)
+        events = isLiveCommand ? nil : try EventOptions(taking: &args)
         video = try args.option("--video") ?? "/dev/video0"
         controls = try args.options("--control")
         audio = try args.option("--audio") ?? "none"

@@ -18,7 +18,8 @@ struct RecordSources {
         video = try makeVideoSource(options.video, size: options.size.map { ($0.width, $0.height) }, frameRate: options.frameRate,
                                     marksSeconds: options.syncMarks)
         audio = try makeAudioSource(options.audio, marksSeconds: options.syncMarks, toneDrift: options.toneDrift)
-        gravity = try options.gravity.map(makeGravitySource)
+        let polling: Duration = options.events?.impactThreshold == nil ? .milliseconds(100) : .milliseconds(10)
+        gravity = try options.gravity.map { try makeGravitySource($0, pollingInterval: polling) }
         if gravity != nil && options.hasRotation {
             throw Arguments.UsageError(description: "--rotation and --gravity exclude each other: the angle comes from one or the other")
         }

@@ -24,8 +24,12 @@ struct RecordingLoop {
     private let isInteractive: Bool
 
     /// Starts watching `movie`'s events, which announce the file and wake the loop at the end.
-    init(movie: MovieFileOutput, session: CaptureSession, output: String, quiet: Bool) {
+    /// `--event-post`: how long a clip SIGUSR1 saves goes on; nil without event clips.
+    let eventPostRoll: Duration?
+
+    init(movie: MovieFileOutput, session: CaptureSession, output: String, quiet: Bool, eventPostRoll: Duration? = nil) {
         self.movie = movie
+        self.eventPostRoll = eventPostRoll
         self.session = session
         self.output = output
         let (wakes, waker) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
@@ -36,6 +40,8 @@ struct RecordingLoop {
                 case .didStartRecording(let path, _): standardError("movrec: recording to \(path)")
                 case .didStartSegment(let path): standardError("movrec: recording to \(path)")
                 case .didFinishSegment(let result): standardError("movrec: finished \(result)")
+                case .didStartEventClip(let path): standardError("movrec: saving an event clip to \(path)")
+                case .didFinishEventClip(let result): standardError("movrec: event clip \(result)")
                 case .didFinishRecording: waker.yield()
                 default: break
                 }
@@ -57,7 +63,13 @@ struct RecordingLoop {
         var wake = wakes.makeAsyncIterator()
         var result: RecordingResult?
         let started = MonotonicClock.now()
+        var eventSignals = eventSignalCount.load(ordering: .relaxed)
         while result == nil {
+            let count = eventSignalCount.load(ordering: .relaxed)
+            if count != eventSignals {
+                eventSignals = count
+                saveEventClip()
+            }
             let signal = receivedSignal.load(ordering: .relaxed)
             if signal != 0 {
                 if isInteractive { standardError("") }
@@ -74,6 +86,20 @@ struct RecordingLoop {
         }
         if isInteractive { standardError("") }
         return result
+    }
+
+    /// SIGUSR1: saves an event clip, or says why not.
+    private func saveEventClip() {
+        if isInteractive { standardError("") }
+        guard let postRoll = eventPostRoll else {
+            standardError("movrec: SIGUSR1 saves an event clip only with --event-directory; nothing saved")
+            return
+        }
+        do {
+            try movie.saveEventClip(postRoll: postRoll)
+        } catch {
+            standardError("movrec: \(error)")
+        }
     }
 
     /// Ends the tasks that wake the loop.

@@ -11,6 +11,11 @@ import Synchronization
 /// atomic store is async-signal-safe) and read by the recording loop when the pipe wakes it.
 let receivedSignal = Atomic<Int32>(0)
 
+/// How many SIGUSR1s were received: each asks `movrec record` for an event clip. Counted by
+/// the handler (an atomic add is async-signal-safe), read by the recording loop when the pipe
+/// wakes it.
+let eventSignalCount = Atomic<Int>(0)
+
 /// The pipe the signal handler writes a byte into (`write` is async-signal-safe), so the
 /// recording loop is woken by a signal instead of polling for one: set once, before the
 /// handlers are installed, and only read afterwards.
@@ -18,9 +23,9 @@ nonisolated(unsafe) var signalPipe: (read: Int32, write: Int32) = (-1, -1)
 
 /// Sets how signals end the command. Past a file size limit (ulimit -f) a write fails with
 /// EFBIG instead of killing the process, so a movie can still be finalized. With `cleanStop`
-/// (`movrec record`), the first SIGINT or SIGTERM asks the recording loop for a clean stop and
-/// a second one leaves at once; every other command keeps the default, so a signal always ends
-/// it.
+/// (`movrec record`, `movrec live`), the first SIGINT or SIGTERM asks the recording loop for a
+/// clean stop and a second one leaves at once, and SIGUSR1 asks for an event clip; every other
+/// command keeps the default, so a signal always ends it.
 func installSignalHandlers(cleanStop: Bool) {
     signal(SIGXFSZ, SIG_IGN)
     guard cleanStop else { return }
@@ -42,4 +47,14 @@ func installSignalHandlers(cleanStop: Bool) {
     sigemptyset(&action.sa_mask)
     sigaction(SIGINT, &action, nil)
     sigaction(SIGTERM, &action, nil)
+    _ = eventSignalCount.load(ordering: .relaxed)
+    var event = sigaction()
+    event.__sigaction_handler.sa_handler = { _ in
+        eventSignalCount.add(1, ordering: .relaxed)
+        var byte: UInt8 = 2
+        _ = write(signalPipe.write, &byte, 1)
+    }
+    sigemptyset(&event.sa_mask)
+    event.sa_flags = SA_RESTART
+    sigaction(SIGUSR1, &event, nil)
 }

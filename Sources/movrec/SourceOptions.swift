@@ -34,14 +34,16 @@ func makeAudioSource(_ spec: String, marksSeconds: Bool = false, toneDrift: Int6
     }
 }
 
-func makeGravitySource(_ spec: String) throws -> any GravitySource {
+/// The accelerometer `--gravity` names, polled every `pollingInterval` (every 10 ms with
+/// `--event-on-impact`, which needs a jolt's readings).
+func makeGravitySource(_ spec: String, pollingInterval: Duration = .milliseconds(100)) throws -> any GravitySource {
     if spec == "manual" { return ManualGravitySource(.upright(rotatedClockwise: 0)) }
     guard spec == "iio" || spec.hasPrefix("iio:") else {
         throw Arguments.UsageError(description: "--gravity \(spec) is not iio, iio:NAME, iio:/sys/bus/iio/devices/iio:deviceN or manual")
     }
     let device = spec.dropFirst(4)
-    if device.hasPrefix("/") { return try IIOAccelerometer(path: String(device)) }
-    return try IIOAccelerometer.find(named: device.isEmpty ? nil : String(device))
+    if device.hasPrefix("/") { return try IIOAccelerometer(path: String(device), pollingInterval: pollingInterval) }
+    return try IIOAccelerometer.find(named: device.isEmpty ? nil : String(device), pollingInterval: pollingInterval)
 }
 
 func parseMounting(_ text: String) throws -> CameraMounting {

@@ -240,6 +240,45 @@ extension RealTimeMetadataTestGroup {
             }
         }
 
+        /// `movrec record` saves a clip at SIGUSR1 and prints its path; killed during the
+        /// post-roll, the clip repairs into a movie whose frames are consecutive and decode.
+        @Test func aClipKilledDuringItsPostRollRepairs() async throws {
+            let dir = try TemporaryDirectory()
+            defer { dir.cleanUp() }
+            try FileManager.default.createDirectory(atPath: dir.file("events"), withIntermediateDirectories: false)
+            let recorder = Process()
+            recorder.executableURL = URL(fileURLWithPath: try movrecPath())
+            recorder.arguments = ["record", dir.file("main.mov"), "--video", "testsrc", "--size", "\(Self.width)x\(Self.height)",
+                                  "--audio", "tone", "--event-directory", dir.file("events"), "--event-pre", "2",
+                                  "--event-post", "30", "--fragment-interval", "0.5", "--quiet"]
+            #expect(FileManager.default.createFile(atPath: dir.file("stderr.txt"), contents: nil))
+            recorder.standardOutput = FileHandle.nullDevice
+            recorder.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: dir.file("stderr.txt")))
+            try recorder.run()
+            defer { if recorder.isRunning { kill(recorder.processIdentifier, SIGKILL) } }
+            try await Task.sleep(for: .milliseconds(3000))
+            kill(recorder.processIdentifier, SIGUSR1)
+            var clip: String?
+            for _ in 0..<100 where clip == nil {
+                try await Task.sleep(for: .milliseconds(50))
+                let text = (try? String(contentsOfFile: dir.file("stderr.txt"), encoding: .utf8)) ?? ""
+                clip = text.split(separator: "\n").first { $0.hasPrefix("movrec: saving an event clip to ") }
+                    .map { String($0.dropFirst("movrec: saving an event clip to ".count)) }
+            }
+            let path = try #require(clip, "no clip line: \((try? String(contentsOfFile: dir.file("stderr.txt"), encoding: .utf8)) ?? "")")
+            try await Task.sleep(for: .milliseconds(2000))
+            kill(recorder.processIdentifier, SIGKILL)
+            recorder.waitUntilExit()
+            let repaired = dir.file("repaired.mov")
+            let repair = try run(movrecPath(), ["repair", path, "--output", repaired])
+            #expect(repair.status == 0, "\(repair.output)\(repair.error)")
+            let decoded = try decodeAllFrames(repaired)
+            #expect(decoded.errors.isEmpty && decoded.videoFrames >= 60, "\(decoded)")
+            let numbers = try EventClipTests.drawnFrameNumbers(repaired).compactMap { $0 }
+            #expect(numbers.count == decoded.videoFrames && zip(numbers, numbers.dropFirst()).allSatisfy { $1 == $0 + 1 }, "\(numbers)")
+            #expect(try ffprobeStreams(repaired).map(\.codec_type) == ["video", "audio", "data"])
+        }
+
         /// Retention over 200 segments of 0.1 s, keeping 3, while clips are saved every 2 s:
         /// it deletes no segment finished after a clip began until that clip is finished, never
         /// a clip, and catches up afterwards.

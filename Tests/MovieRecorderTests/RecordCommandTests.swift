@@ -121,6 +121,43 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: "/tmp/never.mov"))
     }
 
+    /// Bad event clip options are usage errors (exit 2) naming the option; a directory that
+    /// does not exist is the recording's error (exit 1) naming it; no movie is left behind.
+    @Test func badEventOptionsAreErrorsNamingThem() throws {
+        for (arguments, status, expected) in [
+            (["--event-pre", "5"], Int32(2), "need --event-directory DIR"),
+            (["--event-directory", "/tmp", "--event-pre", "-1"], 2, "--event-pre -1 is not a number of seconds"),
+            (["--event-directory", "/tmp", "--event-post", "soon"], 2, "--event-post soon"),
+            (["--event-directory", "/tmp", "--event-on-impact", "hard"], 2, "--event-on-impact hard is not a change of acceleration"),
+            (["--event-directory", "/tmp", "--event-on-impact", "0g"], 2, "--event-on-impact 0g"),
+            (["--event-directory", "/tmp", "--keep-events-bytes", "lots"], 2, "--keep-events-bytes lots is not a size"),
+            (["--event-directory", "/nonexistent/events"], 1, "the directory /nonexistent/events does not exist"),
+        ] {
+            let result = try run(movrecPath(), ["record", "/tmp/never-event.mov", "--video", "testsrc", "--duration", "0.2"] + arguments)
+            #expect(result.status == status && result.error.contains(expected), "\(arguments): \(result.status) \(result.error)")
+            #expect(!FileManager.default.fileExists(atPath: "/tmp/never-event.mov"))
+        }
+    }
+
+    /// SIGUSR1 without `--event-directory` saves nothing and says so; the recording goes on.
+    @Test func sigusr1WithoutEventClipsIsExplained() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let recorder = Process()
+        recorder.executableURL = URL(fileURLWithPath: try movrecPath())
+        recorder.arguments = ["record", dir.file("plain.mov"), "--video", "testsrc", "--size", "160x120", "--duration", "2", "--quiet"]
+        let errors = Pipe()
+        recorder.standardOutput = FileHandle.nullDevice
+        recorder.standardError = errors
+        try recorder.run()
+        try await Task.sleep(for: .milliseconds(800))
+        kill(recorder.processIdentifier, SIGUSR1)
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        recorder.waitUntilExit()
+        #expect(recorder.terminationStatus == 0, "\(text)")
+        #expect(text.contains("SIGUSR1 saves an event clip only with --event-directory"), "\(text)")
+    }
+
     @Test func photoWritesExifOrientation() throws {
         let dir = try TemporaryDirectory()
         defer { dir.cleanUp() }
