@@ -279,6 +279,54 @@ extension RealTimeMetadataTestGroup {
             #expect(try ffprobeStreams(repaired).map(\.codec_type) == ["video", "audio", "data"])
         }
 
+        /// The clips' byte budget deletes the oldest clips in the directory once a clip is
+        /// finished, never the newest nor a file that is not a clip; without a recording, or
+        /// without settings, saving a clip is an error that says what to do.
+        @Test func theClipsBudgetDeletesTheOldestClipsOnly() async throws {
+            let dir = try TemporaryDirectory()
+            defer { dir.cleanUp() }
+            let events = dir.file("events")
+            try FileManager.default.createDirectory(atPath: events, withIntermediateDirectories: false)
+            let old = ["event-20200101-000000.mov", "event-20200101-000001.mov"], other = "notes.mov"
+            for name in old + [other] {
+                #expect(FileManager.default.createFile(atPath: events + "/" + name, contents: Data(count: 400_000)))
+            }
+            let rig = try await Rig(events: events, audio: nil) { movie in
+                movie.eventClipSettings?.maximumTotalSize = 700_000
+            }
+            do {
+                try rig.movie.saveEventClip()
+                Issue.record("saving a clip before recording is an error")
+            } catch {
+                #expect(error.code == .notConnected && error.message.contains("nothing is recording"), "\(error)")
+            }
+            try await rig.movie.startRecording(to: dir.file("main.mov"))
+            #expect(throws: RecordingError.self) { try rig.movie.saveEventClip(postRoll: .seconds(-1)) }
+            try await Task.sleep(for: .milliseconds(1000))
+            try rig.movie.saveEventClip(preRoll: .seconds(1), postRoll: .milliseconds(500))
+            try await Task.sleep(for: .milliseconds(1500))
+            let (_, finished) = Self.clips(await rig.stop())
+            let left = Set(try FileManager.default.contentsOfDirectory(atPath: events))
+            let saved = try #require(finished.first?.path.split(separator: "/").last.map(String.init))
+            // 2 × 400 kB of old clips and the new one (well under 300 kB) over 700 kB: the oldest goes.
+            #expect((finished.first?.fileSize ?? .max) < 300_000, "\(finished)")
+            #expect(left == [old[1], other, saved], "the oldest clip goes, the budget counts only clips: \(left)")
+
+            let plain = MovieFileOutput()
+            let session = CaptureSession()
+            try await session.configure { config in
+                try config.addInput(try TestPatternSource(width: 160, height: 120, frameRate: FrameRate(frames: 30)))
+                try config.addOutput(plain)
+            }
+            try await session.startRunning()
+            try await plain.startRecording(to: dir.file("plain.mov"))
+            #expect { try plain.saveEventClip() } throws: { error in
+                (error as? RecordingError)?.code == .invalidSettings && "\(error)".contains("no eventClipSettings")
+            }
+            _ = await plain.stopRecording()
+            await session.stopRunning()
+        }
+
         /// Retention over 200 segments of 0.1 s, keeping 3, while clips are saved every 2 s:
         /// it deletes no segment finished after a clip began until that clip is finished, never
         /// a clip, and catches up afterwards.
