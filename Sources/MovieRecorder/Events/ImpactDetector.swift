@@ -19,7 +19,9 @@ import Synchronization
 public final class ImpactDetector: Sendable {
     /// One impact: how large the change was, in g, and when it was read, on `MonotonicClock`.
     public struct Impact: Sendable, Hashable {
+        /// The change of acceleration between the two readings, in g.
         public var change: Double
+        /// When the second reading was taken, on `MonotonicClock`, in nanoseconds.
         public var time: UInt64
     }
 
@@ -39,7 +41,8 @@ public final class ImpactDetector: Sendable {
 
     /// Creates a detector for `source`.
     /// - Parameters:
-    ///   - threshold: in g; 2.5 by default, a pothole or a knock, not a door slammed.
+    ///   - source: the accelerometer, shared with anything else that reads it.
+    ///   - threshold: in g; 2.5 by default, more than a pothole's jolt.
     ///   - holdOff: 2 seconds by default.
     public init(source: any GravitySource, threshold: Double = 2.5, holdOff: Duration = .seconds(2)) {
         self.source = source
