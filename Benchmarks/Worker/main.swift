@@ -21,7 +21,7 @@ func fail(_ message: String) -> Never {
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-guard let command = arguments.first else { fail("usage: bench-worker encode|replay|convert|correct|rotation|live|pattern|tone|size|segments|paced|stop-memory|photo-burst|photo-lag|photo-recording|photo-idle ...") }
+guard let command = arguments.first else { fail("usage: bench-worker encode|replay|convert|correct|rotation|live|pattern|tone|size|segments|paced|stop-memory|preroll|photo-burst|photo-lag|photo-recording|photo-idle ...") }
 do {
     switch command {
     case "encode": try await encode(Array(arguments.dropFirst()))
@@ -34,6 +34,7 @@ do {
     case "segments": try await segments(Array(arguments.dropFirst()))
     case "paced": try paced(Array(arguments.dropFirst()))
     case "stop-memory": try stopAndMemory(Array(arguments.dropFirst()))
+    case "preroll": try preRoll(Array(arguments.dropFirst()))
     case "replay": try await replay(Array(arguments.dropFirst()))
     case "convert": try convert(Array(arguments.dropFirst()))
     case "correct": try correct(Array(arguments.dropFirst()))
