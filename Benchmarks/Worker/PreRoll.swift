@@ -9,7 +9,8 @@ import Glibc
 /// N kbit/s (constant, HRD filler) and loops it through a pre-roll of `--pre` seconds (10) for S
 /// seconds of media. Reports the encoded rate, the pre-roll's largest size, and the process's
 /// resident memory after the first minute and the tenth minute of media (once the encoder's
-/// memory has gone back) and in the last minute.
+/// memory has gone back) and in the last minute; and how long beginning a clip from a full
+/// pre-roll holds up the writing thread (the file, its pictures, its audio encoded).
 func preRoll(_ arguments: [String]) throws {
     var size: (Int, Int)?, kbps: Int?, seconds: Int?, pre = 10
     var remaining = arguments[...]
@@ -34,6 +35,7 @@ func preRoll(_ arguments: [String]) throws {
         if frames == 18_000 { afterTenMinutes = residentBytes() }
         last = residentBytes()  // the last minute's, with the pre-roll full
     }
+    report("beginClipSeconds", try bench.secondsToBeginAClip(at: "/tmp/bench-preroll-clip.mov", duration: .seconds(pre)))
     report("encodedKbps", bench.measuredKilobitsPerSecond)
     report("preRollBytesMax", Double(largest))
     report("rssAfterMinute", afterMinute)

@@ -44,6 +44,9 @@ struct EncodedPreRoll {
     /// The metadata samples kept: those since the oldest picture, and the one before it of
     /// each track (the value in force there).
     private(set) var metadata: [MetadataSample] = []
+    /// How many samples there may be before the next trim: twice as many as the last one
+    /// kept, so a fast sensor's samples are trimmed in amortized constant time.
+    private var metadataTrimCount = 64
     /// The indices (in the video ring's own count) of the IDRs kept, oldest first.
     private var keyframes: [Int] = []
     private(set) var byteCount = 0
@@ -77,7 +80,7 @@ struct EncodedPreRoll {
     /// Adds a timed metadata sample.
     mutating func append(_ sample: MetadataSample) {
         metadata.append(sample)
-        if metadata.count > 64 { trimMetadata() }
+        if metadata.count > metadataTrimCount { trimMetadata() }
     }
 
     /// Lets go of whole groups of pictures no longer needed, and of the audio before them.
@@ -105,6 +108,7 @@ struct EncodedPreRoll {
         for (index, sample) in metadata.enumerated() where sample.time <= oldest { inForce[sample.track] = index }
         let kept = Set(inForce.values)
         metadata = metadata.enumerated().filter { $0.element.time > oldest || kept.contains($0.offset) }.map(\.element)
+        metadataTrimCount = max(64, 2 * metadata.count)
     }
 
     /// The video from the newest IDR at or before `time` (video ticks) on, in decode order;

@@ -1,6 +1,7 @@
 import MovieContainer
 import MovieCapture
 import MovieEncoding
+import MoviePlatform
 
 /// The event clips' pre-roll alone, for the benchmarks: 20 s of the test pattern encoded by
 /// the recording's H.264 encoder at a constant bit rate (x264's HRD filler holds the rate, as a
@@ -10,6 +11,7 @@ import MovieEncoding
 @_spi(Benchmarks) public final class EventPreRollBenchmark {
     private let samples: [EncodedVideoSample]
     private let timescale: UInt32 = 600
+    private let videoTrack: VideoTrackFormat
     /// The encoded bit rate, as it came out.
     public let measuredKilobitsPerSecond: Double
 
@@ -35,6 +37,7 @@ import MovieEncoding
         }
         samples += try encoder.flush()
         self.samples = samples
+        videoTrack = encoder.trackFormat(timescale: timescale, orientation: .up, nominalFrameDuration: 20, color: nil)
         measuredKilobitsPerSecond = Double(samples.reduce(0) { $0 + $1.data.count }) * 8 / 20 / 1000
     }
 
@@ -57,5 +60,31 @@ import MovieEncoding
             if n % every == 0 { observe(n, preRoll.byteCount) }
         }
         return largest
+    }
+
+    /// How long the writing thread is held up beginning a clip from a full pre-roll of
+    /// `duration`: the file created, the pre-roll's pictures written and its audio encoded to
+    /// AAC, in seconds. The clip is written to `path`, finished and removed.
+    public func secondsToBeginAClip(at path: String, duration: Duration) throws -> Double {
+        let pcm = PCMFormat(sampleRate: 48_000, channelCount: 2, bitsPerChannel: 16)
+        let aac = try AACEncoder(input: pcm, bitRate: 128_000)
+        var preRoll = EncodedPreRoll(duration: duration, byteLimit: 1 << 30, videoTimescale: timescale, audioRate: 48_000)
+        let silence = [UInt8](repeating: 0, count: 1600 * 4)
+        for (n, sample) in samples.enumerated() {
+            preRoll.append(sample)
+            preRoll.append(.init(bytes: silence, time: Int64(n) * 1600, frameCount: 1600))
+        }
+        let newest = preRoll.newestTime ?? 0
+        let tracks = RecordingSegment.Tracks(video: videoTrack, audio: AudioTrackFormat(aac: aac.format))
+        var configuration = MovieWriter.Configuration(creationTime: QuickTimeTimestamp(unixSeconds: 1_704_067_200))
+        configuration.fragmentInterval = .seconds(1)
+        let start = MonotonicClock.now()
+        let clip = try EventClip(path: path, tracks: tracks, configuration: configuration, orientation: .up, preRoll: preRoll,
+                                 requestedStart: newest - preRoll.durationTicks, end: newest + 20, audioFormat: (pcm, aac))
+        let elapsed = Double(MonotonicClock.now() - start) / 1e9
+        try clip.finish()
+        _ = clip.segment.closeAndReadBack(failed: false, fragmented: true)
+        try? RandomAccessFile.remove(path)
+        return elapsed
     }
 }

@@ -73,7 +73,9 @@ extension RecordingPipeline {
     /// asked for and finishes those complete. A clip that fails is reported and dropped: the
     /// recording goes on.
     func recordForEvents(_ item: WriterItem, _ segments: inout OpenSegments) {
+        // Taken out while in use, so the pre-roll's storage has one owner and is never copied.
         guard var events = segments.events else { return }
+        segments.events = nil
         defer { segments.events = events }
         switch item {
         case .video(let sample, _):
