@@ -172,6 +172,22 @@ import Testing
         #expect(streams.contains { $0.codec_type == "audio" && $0.sample_rate == "48000" })
     }
 
+    /// Case m at 320x240 and 1 Mbit/s for two minutes: the encoder held the rate, the pre-roll
+    /// held 10–12 s of it (10 s and up to one 2 s group of pictures) with the PCM beside it,
+    /// and the memory and clip-begin figures are there.
+    @Test func preRollCaseHoldsTenSecondsAndAGroupOfPictures() throws {
+        let result = try run(try builtProductPath("bench-worker"), ["preroll", "--size", "320x240", "--kbps", "1000", "--seconds", "120"])
+        #expect(result.status == 0, "\(result.error)")
+        let values = results(result.output)
+        let kbps = try #require(values["encodedKbps"])
+        #expect(abs(kbps - 1000) < 100, "\(kbps) kbit/s")
+        let perSecond = kbps * 1000 / 8 + 48_000 * 4
+        let held = try #require(values["preRollBytesMax"]) / perSecond
+        #expect(held >= 10 && held <= 12.3, "the pre-roll held \(held) s")
+        #expect(values["rssAfterMinute"].map { $0 > 0 } == true && values["rssAtEnd"].map { $0 > 0 } == true, "\(values)")
+        #expect(values["beginClipSeconds"].map { $0 > 0 } == true, "\(values)")
+    }
+
     /// The harness starts every measured run through `bench-spawn`, which reports the child's own
     /// peak RSS. A child started straight from a process reports at least that process's peak
     /// (Linux keeps the peak of the memory a process ran in before exec), which had clamped
