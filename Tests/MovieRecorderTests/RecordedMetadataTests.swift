@@ -5,9 +5,9 @@ import Testing
 @testable import MovieCapture
 @testable import MovieRecorder
 
-/// The suites whose recordings follow real time (turns, fixes, pauses, gpsd's pace), one at a
-/// time and, in Scripts/test, apart from the other suites: on two cores busy with the others'
-/// encoders, the moments they schedule drift from the frames they check.
+/// The suites whose recordings follow real time (turns, fixes, pauses, gpsd's pace, event
+/// triggers), one at a time and, in Scripts/test, apart from the other suites: on two cores busy
+/// with the others' encoders, the moments they schedule drift from the frames they check.
 @Suite(.serialized) enum RealTimeMetadataTestGroup {}
 
 extension RealTimeMetadataTestGroup {
