@@ -85,12 +85,15 @@ struct Arguments {
         return words.count != before
     }
 
-    /// Ends parsing: whatever is left must be positional words, `count` of them.
+    /// Ends parsing: whatever is left must be positional words, `count` of them. A word that
+    /// starts with `-` is an option this command does not know, wherever it stands; after `--`
+    /// every word is positional (a file named `-x`).
     mutating func finish(positionalCount: ClosedRange<Int>) throws {
-        if let unknown = words.first(where: { $0.hasPrefix("--") }) {
+        let end = words.firstIndex(of: "--") ?? words.endIndex
+        if let unknown = words[..<end].first(where: { $0.hasPrefix("-") && $0.count > 1 }) {
             throw UsageError(description: "unknown option \(unknown)")
         }
-        positional = words
+        positional = Array(words[..<end] + words[min(end + 1, words.endIndex)...])
         guard positionalCount.contains(positional.count) else {
             throw UsageError(description: positional.count < positionalCount.lowerBound ? "missing file argument" : "unexpected argument \(positional.last!)")
         }

@@ -11,20 +11,27 @@ import Glibc
 /// samples; the location track as GPX.
 enum InspectCommand {
     static let usage = """
-        inspect FILE [--json | --metadata | --gpx]
+        inspect FILE [--json | --metadata | --gpx] [--raw]
             Print the atom tree with offsets and sizes, and each track's codec, size, duration
             and the orientation players will show. --metadata prints every timed metadata
-            sample with its time; --gpx prints the location track as a GPX 1.1 track.
+            sample with its time; --gpx prints the location track as a GPX 1.1 track. A file
+            that is not a QuickTime or MP4 movie is an error (exit 1); --raw prints how its
+            bytes parse as atoms anyway.
         """
 }
 
-/// `movrec inspect FILE [--json | --metadata | --gpx]`
+/// `movrec inspect FILE [--json | --metadata | --gpx] [--raw]`
 func inspect(_ args: inout Arguments) throws -> Int32 {
-    let json = args.flag("--json"), metadata = args.flag("--metadata"), gpx = args.flag("--gpx")
+    let json = args.flag("--json"), metadata = args.flag("--metadata"), gpx = args.flag("--gpx"), raw = args.flag("--raw")
     try args.finish(positionalCount: 1...1)
     let path = args.positional[0]
     guard metadata || gpx else {
         let report = try MovieInspection(path: path)
+        guard report.isMovie || raw else {
+            standardError("movrec: inspect: \(path) is not a QuickTime or MP4 movie: it does not begin with a movie's atoms "
+                + "(ftyp, moov, mdat, wide, free…). `movrec inspect --raw \(path)` shows how its bytes parse as atoms anyway")
+            return 1
+        }
         print(json ? report.json : report.text)
         return report.info == nil ? 1 : 0
     }

@@ -63,7 +63,7 @@ struct RecordingLoop {
         var wake = wakes.makeAsyncIterator()
         var result: RecordingResult?
         let started = MonotonicClock.now()
-        var eventSignals = eventSignalCount.load(ordering: .relaxed)
+        var eventSignals = 0  // a SIGUSR1 that came while the recording was starting counts too
         while result == nil {
             let count = eventSignalCount.load(ordering: .relaxed)
             if count != eventSignals {

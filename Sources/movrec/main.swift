@@ -17,7 +17,8 @@ let commands: [(name: String, usage: String)] = [
 let usage = "usage: movrec COMMAND ...\n\ncommands:\n"
     + commands.map { $0.usage.split(separator: "\n", omittingEmptySubsequences: false).map { "  " + $0 }.joined(separator: "\n") }
         .joined(separator: "\n")
-    + "\n\nexit status: 0 success, 1 failure (the message says why), 2 usage error\n"
+    + "\n\nEvery command takes --help (or -h). movrec --version prints the version.\n"
+    + "exit status: 0 success, 1 failure (the message says why), 2 usage error\n"
 
 func standardError(_ text: String) {
     let line = text + "\n"
@@ -29,6 +30,16 @@ installSignalHandlers(cleanStop: words.first == "record" || words.first == "live
 guard let command = words.first else {
     standardError("movrec: no command given\nSee 'movrec help'.")
     exit(2)
+}
+// `movrec --version`, and `--help` or `-h` anywhere after a command: its usage, exit 0.
+if command == "--version" || command == "version" {
+    print("movrec \(MovieRecorderVersion.current)")
+    exit(0)
+}
+if let known = commands.first(where: { $0.name == command }),
+   words.dropFirst().contains(where: { $0 == "--help" || $0 == "-h" }) {
+    print("usage: movrec " + known.usage)
+    exit(0)
 }
 var args = Arguments(Array(words.dropFirst()))
 do {

@@ -95,6 +95,73 @@ import Testing
         }
     }
 
+    /// Every command takes `--help` and `-h`, anywhere after it, and prints its own usage with
+    /// exit 0 (nothing else runs: `record -h` opens no camera); `movrec --version` prints the
+    /// version the library reports.
+    @Test func everyCommandTakesHelpAndTheToolItsVersion() throws {
+        for command in ["inspect", "rotate", "record", "photo", "repair", "devices", "controls", "mux", "live"] {
+            for flag in ["--help", "-h"] {
+                for arguments in [[command, flag], [command, "x.mov", flag]] {
+                    let result = try run(movrecPath(), arguments)
+                    #expect(result.status == 0 && result.output.hasPrefix("usage: movrec \(command)") && result.error.isEmpty,
+                            "\(arguments): \(result.status) \(result.output.prefix(80)) \(result.error)")
+                }
+            }
+        }
+        let version = try run(movrecPath(), ["--version"])
+        #expect(version.status == 0 && version.output == "movrec \(MovieRecorderVersion.current)\n", "\(version.output)")
+        #expect(MovieRecorderVersion.current >= MovieRecorderVersion(major: 1, minor: 0, patch: 0))
+        let changelog = try String(contentsOfFile: fixture("../CHANGELOG.md"), encoding: .utf8)
+        #expect(changelog.contains("## [\(MovieRecorderVersion.current)]"), "CHANGELOG.md has the current version")
+    }
+
+    /// A word that starts with `-` and is no option of the command is a usage error (exit 2)
+    /// wherever it stands, never taken for a file; after `--` it is a file.
+    @Test func unknownDashWordsAreUsageErrorsInEveryPosition() throws {
+        for arguments in [["inspect", "-x", "a.mov"], ["inspect", "a.mov", "-x"], ["record", "-q", "a.mov"],
+                          ["record", "a.mov", "--video", "testsrc", "-q"], ["rotate", "a.mov", "--angle", "90", "-f"],
+                          ["repair", "-v", "a.mov"], ["mux", "out.mov", "--video", "in.264", "-y"]] {
+            let result = try run(movrecPath(), arguments)
+            #expect(result.status == 2 && result.error.contains("unknown option -"), "\(arguments): \(result.status) \(result.error)")
+        }
+        let dashed = try run(movrecPath(), ["inspect", "--", "-x"])
+        #expect(dashed.status == 1 && dashed.error.contains("-x: opening failed"), "\(dashed.error)")
+    }
+
+    /// A file that is not a movie is said to be one (exit 1), not printed as an atom tree of its
+    /// text; `--raw` shows the tree anyway. A damaged movie still gets its tree.
+    @Test func inspectSaysWhenAFileIsNotAMovie() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let text = dir.file("passwd")
+        try "root:x:0:0:root:/root:/bin/bash\n".write(toFile: text, atomically: true, encoding: .utf8)
+        let result = try run(movrecPath(), ["inspect", text])
+        #expect(result.status == 1 && result.output.isEmpty, "\(result.output)")
+        #expect(result.error.contains("\(text) is not a QuickTime or MP4 movie"), "\(result.error)")
+        let raw = try run(movrecPath(), ["inspect", "--raw", text])
+        #expect(raw.status == 1 && raw.output.contains("TRUNCATED"), "\(raw.output)")
+        let cut = dir.file("cut.mov")
+        let golden = try RandomAccessFile.readAll(fixture("golden/bframes.mov"))
+        try Data(golden.prefix(golden.count / 2)).write(to: URL(fileURLWithPath: cut))
+        let damaged = try run(movrecPath(), ["inspect", cut])
+        #expect(damaged.output.contains("ftyp @0"), "a damaged movie is still a movie: \(damaged.output) \(damaged.error)")
+    }
+
+    /// 8-bit `raw ` audio is unsigned offset binary, as QuickTime defines it: inspect says u8.
+    @Test func eightBitRawAudioIsUnsigned() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let path = dir.file("u8.mov")
+        let made = try run("ffmpeg", ["-nostdin", "-v", "error", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=8000:duration=0.5",
+                                      "-c:a", "pcm_u8", "-f", "mov", path])
+        #expect(made.status == 0, "\(made.error)")
+        let info = try MovieInfo(path: path)
+        #expect(info.tracks.first?.codec == "raw ")
+        #expect(info.tracks.first?.pcmFormat?.isUnsigned == true)
+        let report = try run(movrecPath(), ["inspect", path])
+        #expect(report.output.contains("'raw ' u8 8000 Hz 1 ch"), "\(report.output)")
+    }
+
     /// A photo over an existing file names the command line's option, not the library's
     /// parameter.
     @Test func photoOverAnExistingFileNamesTheOption() throws {

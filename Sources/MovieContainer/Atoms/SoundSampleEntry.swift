@@ -97,6 +97,8 @@ package struct SoundSampleEntry: Hashable, Sendable {
             }
             pcm = PCMFormat(sampleRate: UInt32(rate), channelCount: UInt16(channels), bitsPerChannel: UInt16(bits),
                             isFloat: flags & 1 != 0, isBigEndian: flags & 2 != 0)
+            // kAudioFormatFlagIsSignedInteger (4) clear on integer samples: offset binary.
+            pcm.isUnsigned = flags & 1 == 0 && flags & 4 == 0
         } else {
             let channels = try r.readUInt16()
             let bits = try r.readUInt16()
@@ -105,6 +107,8 @@ package struct SoundSampleEntry: Hashable, Sendable {
             pcm = PCMFormat(sampleRate: rate, channelCount: channels, bitsPerChannel: bits,
                             isFloat: entry.format == "fl32" || entry.format == "fl64",
                             isBigEndian: entry.format == "twos" || entry.format == "in24" || entry.format == "in32")
+            // QuickTime's 'raw ' is unsigned offset binary; 'twos' and 'sowt' are signed.
+            pcm.isUnsigned = entry.format == "raw "
         }
     }
 }

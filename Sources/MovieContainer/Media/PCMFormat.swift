@@ -12,6 +12,10 @@ public struct PCMFormat: Hashable, Sendable, CustomStringConvertible {
     /// A Boolean value that indicates whether samples are stored big-endian rather than
     /// little-endian.
     public var isBigEndian: Bool
+    /// A Boolean value that indicates whether integer samples are unsigned, offset binary
+    /// (silence at the middle of the range), as QuickTime's 8-bit `raw ` audio is; `false` for
+    /// signed (two's complement) samples, what the writer takes.
+    public var isUnsigned = false
 
     /// Creates a PCM layout.
     /// - Parameters:
@@ -40,14 +44,15 @@ public struct PCMFormat: Hashable, Sendable, CustomStringConvertible {
     /// Checks that the format is one a movie can describe.
     public func validate() throws(MovieFormatError) {
         let validBits: Set<UInt16> = isFloat ? [32, 64] : [16, 24, 32]
-        guard sampleRate > 0, channelCount > 0, validBits.contains(bitsPerChannel) else {
+        guard sampleRate > 0, !isUnsigned, channelCount > 0, validBits.contains(bitsPerChannel) else {
             throw .invalidValue("stsd", "PCM format \(self) is not supported: use 16-, 24- or 32-bit integers or 32- or 64-bit floats, at least one channel and a non-zero rate")
         }
     }
 
-    /// A textual representation of the format: sample type, bits and byte order, rate and
-    /// channels, such as `s16le 48000 Hz 2 ch`.
+    /// A textual representation of the format: sample type, bits and byte order (none for a
+    /// byte), rate and channels, such as `s16le 48000 Hz 2 ch` or `u8 8000 Hz 1 ch`.
     public var description: String {
-        "\(isFloat ? "f" : "s")\(bitsPerChannel)\(isBigEndian ? "be" : "le") \(sampleRate) Hz \(channelCount) ch"
+        let type = isFloat ? "f" : isUnsigned ? "u" : "s"
+        return "\(type)\(bitsPerChannel)\(bitsPerChannel == 8 ? "" : isBigEndian ? "be" : "le") \(sampleRate) Hz \(channelCount) ch"
     }
 }

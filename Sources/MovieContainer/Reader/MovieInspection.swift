@@ -23,6 +23,16 @@ public struct MovieInspection: Sendable {
         }
     }
 
+    /// The top-level atoms a QuickTime or ISO base media file begins with.
+    static let leadingAtomTypes: Set<FourCC> = ["ftyp", "moov", "mdat", "free", "skip", "wide", "pnot", "uuid", "moof", "styp", "sidx", "junk", "pdin", "meta"]
+
+    /// A Boolean value that indicates whether the file is a movie at all: it has a readable
+    /// movie atom, or begins with an atom a QuickTime or MP4 file begins with (a damaged or
+    /// unfinished movie). A text file or a picture is not.
+    public var isMovie: Bool {
+        info != nil || tree.atoms.first.map { Self.leadingAtomTypes.contains($0.type) } == true
+    }
+
     /// The report as text.
     public var text: String {
         var lines = ["\(path): \(tree.fileSize) bytes"]
