@@ -57,4 +57,10 @@ func installSignalHandlers(cleanStop: Bool) {
     sigemptyset(&event.sa_mask)
     event.sa_flags = SA_RESTART
     sigaction(SIGUSR1, &event, nil)
+    // A parent may have blocked them (a test runner's threads do, and a child inherits the
+    // mask): the signals this command answers must arrive.
+    var answered = sigset_t()
+    sigemptyset(&answered)
+    for signal in [SIGINT, SIGTERM, SIGUSR1] { sigaddset(&answered, signal) }
+    sigprocmask(SIG_UNBLOCK, &answered, nil)
 }

@@ -33,6 +33,8 @@ struct WriterAtomBytesTests {
             var tables: Set<FourCC> = ["stts", "stsc", "stsz", "stco"]
             if isVideo && bFrames { tables.insert("ctts") }
             if isVideo && keyframeInterval > 1 { tables.insert("stss") }
+            // Each sample's bytes (its value, repeated) read as NAL units give some pictures.
+            if isVideo { tables.insert("sdtp") }
             return tables
         }
     }
@@ -87,6 +89,7 @@ struct WriterAtomBytesTests {
         case "stts": try node.decode(TimeToSampleAtom.self).encoded
         case "ctts": try node.decode(CompositionOffsetAtom.self).encoded
         case "stss": try node.decode(SyncSampleAtom.self).encoded
+        case "sdtp": try node.decode(SampleDependencyTypeAtom.self).encoded
         case "stsc": try node.decode(SampleToChunkAtom.self).encoded
         case "stsz": try node.decode(SampleSizeAtom.self).encoded
         case "stco": try node.decode(ChunkOffsetAtom.self).encoded

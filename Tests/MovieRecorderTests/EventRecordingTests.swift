@@ -256,6 +256,14 @@ extension RealTimeMetadataTestGroup {
             recorder.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: dir.file("stderr.txt")))
             try recorder.run()
             defer { if recorder.isRunning { kill(recorder.processIdentifier, SIGKILL) } }
+            // Three seconds into the recording (a SIGUSR1 before movrec has set its handler is the
+            // inherited disposition's: a test runner may ignore it).
+            var started = false
+            for _ in 0..<200 where !started {
+                try await Task.sleep(for: .milliseconds(20))
+                started = ((try? String(contentsOfFile: dir.file("stderr.txt"), encoding: .utf8)) ?? "").contains("movrec: recording to")
+            }
+            #expect(started)
             try await Task.sleep(for: .milliseconds(3000))
             kill(recorder.processIdentifier, SIGUSR1)
             var clip: String?

@@ -146,14 +146,21 @@ import Testing
         let recorder = Process()
         recorder.executableURL = URL(fileURLWithPath: try movrecPath())
         recorder.arguments = ["record", dir.file("plain.mov"), "--video", "testsrc", "--size", "160x120", "--duration", "2", "--quiet"]
-        let errors = Pipe()
+        #expect(FileManager.default.createFile(atPath: dir.file("stderr.txt"), contents: nil))
         recorder.standardOutput = FileHandle.nullDevice
-        recorder.standardError = errors
+        recorder.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: dir.file("stderr.txt")))
         try recorder.run()
-        try await Task.sleep(for: .milliseconds(800))
+        // Signalled once it records: a SIGUSR1 before movrec has set its handler is the
+        // inherited disposition's (a test runner may ignore it).
+        var started = false
+        for _ in 0..<200 where !started {
+            try await Task.sleep(for: .milliseconds(20))
+            started = ((try? String(contentsOfFile: dir.file("stderr.txt"), encoding: .utf8)) ?? "").contains("movrec: recording to")
+        }
+        #expect(started)
         kill(recorder.processIdentifier, SIGUSR1)
-        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         recorder.waitUntilExit()
+        let text = (try? String(contentsOfFile: dir.file("stderr.txt"), encoding: .utf8)) ?? ""
         #expect(recorder.terminationStatus == 0, "\(text)")
         #expect(text.contains("SIGUSR1 saves an event clip only with --event-directory"), "\(text)")
     }

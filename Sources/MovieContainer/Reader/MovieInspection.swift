@@ -63,6 +63,10 @@ public struct MovieInspection: Sendable {
                 if let codec = track.codecString, let profile = track.profileDescription {
                     lines.append("  codec: \(codec) (\(profile))")
                 }
+                if let flags = track.sampleTable?.dependencies?.flags {
+                    let independent = flags.filter { $0 >> 4 & 3 == 2 }.count, disposable = flags.filter { $0 >> 2 & 3 == 2 }.count
+                    lines.append("  sample dependencies (sdtp): \(independent) independent, \(disposable) disposable, of \(flags.count)")
+                }
                 lines.append("  matrix: \(track.header.matrix)")
                 lines.append("  orientation: " + Self.orientationText(track.orientation))
             }

@@ -5,6 +5,8 @@ package struct SampleTable: Sendable {
     package var timeToSample: TimeToSampleAtom
     package var compositionOffsets: CompositionOffsetAtom?
     package var syncSamples: SyncSampleAtom?
+    /// `sdtp`: each sample's dependency byte, when the track has one.
+    package var dependencies: SampleDependencyTypeAtom?
     package var sampleToChunk: SampleToChunkAtom
     package var sizes: SampleSizeAtom
     /// Chunk offsets from `stco` or `co64`.
@@ -19,6 +21,7 @@ package struct SampleTable: Sendable {
         timeToSample = try stts.decode(TimeToSampleAtom.self)
         compositionOffsets = try stbl.child("ctts")?.decode(CompositionOffsetAtom.self)
         syncSamples = try stbl.child("stss")?.decode(SyncSampleAtom.self)
+        dependencies = try stbl.child("sdtp")?.decode(SampleDependencyTypeAtom.self)
         sampleToChunk = try stsc.decode(SampleToChunkAtom.self)
         sizes = try stsz.decode(SampleSizeAtom.self)
         if let co64 = stbl.child("co64") {

@@ -145,7 +145,8 @@ struct MovieAtomBuilder {
     }
 
     /// Writes the tables of the samples' times: `stts`, `stss` (unless every sample is a sync
-    /// sample) and `ctts` (when presentation differs from decode order).
+    /// sample) and `ctts` (when presentation differs from decode order); then `sdtp`, which
+    /// pictures are independent and which disposable, as Apple writes it.
     private func writeTimeTables(_ track: TrackBuilder, to w: inout ByteWriter, tables: inout [TableEntries]) throws {
         let spill = self.spill
         let durations = track.durations
@@ -163,6 +164,12 @@ struct MovieAtomBuilder {
             try CompositionOffsetAtom.write(entryCount: offsets.entryCount, to: &w) {
                 Self.reserve(offsets.byteCount, in: &$0, tables: &tables) { try offsets.write(to: $0, spill: spill) }
             }
+        }
+        if track.isVideo, !track.dependencies.isEmpty {
+            // Samples after the last known one (none here: the writer knows every sample's) are unknown.
+            var flags = track.dependencies
+            if flags.count < track.sampleCount { flags.append(contentsOf: repeatElement(0, count: Int(track.sampleCount) - flags.count)) }
+            try SampleDependencyTypeAtom(flags: flags).write(to: &w)
         }
     }
 

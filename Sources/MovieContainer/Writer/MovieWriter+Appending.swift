@@ -13,7 +13,20 @@ extension MovieWriter {
     public func appendVideoSample(_ data: UnsafeRawBufferPointer, to track: TrackID, decodeTime: Int64,
                                   presentationTime: Int64, isSync: Bool) throws {
         try appendVideoSample(size: data.count, to: track, decodeTime: decodeTime, presentationTime: presentationTime,
-                              isSync: isSync) { $0.append(copying: data) }
+                              isSync: isSync, nalHeaders: { Self.nalHeaders(lengthPrefixed: data) }) { $0.append(copying: data) }
+    }
+
+    /// The first byte of each NAL unit of a sample stored with four-byte lengths.
+    static func nalHeaders(lengthPrefixed data: UnsafeRawBufferPointer) -> [UInt8] {
+        var headers: [UInt8] = []
+        var offset = 0
+        while offset + 5 <= data.count {
+            let length = Int(data[offset]) << 24 | Int(data[offset + 1]) << 16 | Int(data[offset + 2]) << 8 | Int(data[offset + 3])
+            headers.append(data[offset + 4])
+            guard length > 0, length <= data.count - offset - 4 else { break }
+            offset += 4 + length
+        }
+        return headers
     }
 
     /// Appends one H.264 video sample, each NAL unit behind its four-byte length, without
@@ -34,7 +47,7 @@ extension MovieWriter {
             size += 4 + range.count
         }
         try appendVideoSample(size: size, to: track, decodeTime: decodeTime, presentationTime: presentationTime,
-                              isSync: isSync) { media in
+                              isSync: isSync, nalHeaders: { nalUnits.compactMap { $0.isEmpty ? nil : bytes[$0.lowerBound] } }) { media in
             for range in nalUnits {
                 media.append(bigEndian: UInt32(range.count))
                 media.append(borrowing: UnsafeRawBufferPointer(rebasing: bytes[range]))
@@ -43,10 +56,14 @@ extension MovieWriter {
     }
 
     /// Appends a video sample of `size` bytes, which `appendBytes` adds to the track's pending
-    /// media (or not, when media is omitted).
+    /// media (or not, when media is omitted); `nalHeaders` gives the first byte of each of its
+    /// NAL units, for `sdtp`.
     private func appendVideoSample(size: Int, to track: TrackID, decodeTime: Int64, presentationTime: Int64, isSync: Bool,
-                                   bytes appendBytes: (inout PendingMedia) -> Void) throws {
+                                   nalHeaders: () -> [UInt8], bytes appendBytes: (inout PendingMedia) -> Void) throws {
         let builder = try self.track(track, video: true)
+        // A writer that omits the media never reads the samples' bytes: their dependencies stay unknown.
+        let referenced = output.omitsMediaData ? nil : SampleDependencyTypeAtom.isReferenced(nalHeaders: nalHeaders(), isHEVC: builder.isHEVC)
+        let dependency = referenced == nil ? 0 : SampleDependencyTypeAtom.flags(isIndependent: isSync, isReferenced: referenced)
         try validateVideoSample(size: size, of: builder, decodeTime: decodeTime, presentationTime: presentationTime)
         try begin()
         if isFragmented {
@@ -60,7 +77,8 @@ extension MovieWriter {
         if output.omitsMediaData { builder.chunk.append(omitting: size) } else { appendBytes(&builder.chunk) }
         builder.chunkSampleCount += 1
         try stoppingOnFailure {
-            try builder.recordVideoSample(size: size, decodeTime: decodeTime, presentationTime: presentationTime, isSync: isSync)
+            try builder.recordVideoSample(size: size, decodeTime: decodeTime, presentationTime: presentationTime, isSync: isSync,
+                                          dependency: dependency)
         }
     }
 

@@ -33,6 +33,11 @@ final class TrackBuilder {
     @exclusivity(unchecked) var compositionOffsets: RunLengthTable
     @exclusivity(unchecked) var hasCompositionOffsets = false
     @exclusivity(unchecked) var syncSamples: SpilledTable
+    /// `sdtp`: each video sample's dependency byte, once one is known (a byte a sample, kept in
+    /// memory: a megabyte for ten hours at 30 fps).
+    @exclusivity(unchecked) var dependencies: [UInt8] = []
+    /// Whether the track holds HEVC ('hvc1'), whose NAL unit headers read differently.
+    let isHEVC: Bool
     @exclusivity(unchecked) var chunkOffsets: ChunkOffsetTable
     @exclusivity(unchecked) var samplesPerChunk: SampleToChunkTable
 
@@ -80,6 +85,7 @@ final class TrackBuilder {
         case .audio(let format): timescale = format.sampleRate
         case .metadata(let format): timescale = format.timescale
         }
+        if case .video(let format) = media { isHEVC = format.sampleEntry.format == "hvc1" || format.sampleEntry.format == "hev1" } else { isHEVC = false }
         chunkTicks = max(1, ticks(chunkDuration, timescale: timescale))
     }
 
@@ -143,9 +149,15 @@ final class TrackBuilder {
         return 1
     }
 
-    /// Records a video sample's table entries. The caller has validated the timestamps.
+    /// Records a video sample's table entries, with its `sdtp` byte (0: unknown). The caller
+    /// has validated the timestamps.
     /// - Throws: ``MovieWriterError`` when a table cannot move a full block to scratch storage.
-    func recordVideoSample(size: Int, decodeTime: Int64, presentationTime: Int64, isSync: Bool) throws {
+    func recordVideoSample(size: Int, decodeTime: Int64, presentationTime: Int64, isSync: Bool, dependency: UInt8 = 0) throws {
+        if dependency != 0 || !dependencies.isEmpty {
+            // Samples before the first known one stay unknown.
+            if dependencies.count < sampleCount { dependencies.append(contentsOf: repeatElement(0, count: Int(sampleCount) - dependencies.count)) }
+            dependencies.append(dependency)
+        }
         if firstDecodeTime == nil {
             firstDecodeTime = decodeTime
         } else {

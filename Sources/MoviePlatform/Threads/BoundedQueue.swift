@@ -14,6 +14,9 @@ package final class BoundedQueue<Element>: @unchecked Sendable {
     private var closed = false
     package let capacity: Int
 
+    /// How many elements wait in the queue now.
+    package var waiting: Int { lock.withLock { count } }
+
     package init(capacity: Int) {
         precondition(capacity > 0)
         self.capacity = capacity

@@ -185,8 +185,12 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
         set { state.withLock { $0.segmentDuration = newValue } }
     }
 
-    /// The size at which a segmented recording switches to its next file, at the next frame;
-    /// `nil` (the default) for no size limit.
+    /// The size a segmented recording keeps each file near: it switches to its next file at the
+    /// frame where the file's predicted size reaches it — the bytes encoded for it, what the
+    /// frames still in the encoder will add, its audio and its tables — not the bytes on the
+    /// disk, which lag by the fragment interval; so files stay within about 10% of it on an idle
+    /// or busy machine once the size holds a few groups of pictures. `nil` (the default) for no
+    /// size limit.
     public var segmentFileSize: UInt64? {
         get { state.withLock { $0.segmentFileSize } }
         set { state.withLock { $0.segmentFileSize = newValue } }

@@ -8,7 +8,9 @@ import MovieEncoding
 extension RecordingPipeline {
     /// Encodes every queued frame, then drains the encoder. The first frame of a segment is
     /// encoded as an IDR: x264 closes the group of pictures before it, so in decode order too
-    /// every frame before the switch comes before the IDR and every frame after it after.
+    /// every frame before the switch comes before the IDR and every frame after it after. With a
+    /// segment size, asks for the switch when the segment's predicted size reaches it
+    /// (``SegmentSizeEstimator``).
     func encodeLoop() {
         var lastPresentation: Int64 = -1
         var lastOrientation: VideoOrientation?
@@ -16,6 +18,11 @@ extension RecordingPipeline {
         var segmentStarts: [Int64] = [0]
         func segment(of sample: EncodedVideoSample) -> Int {
             (segmentStarts.lastIndex { $0 <= sample.presentationTime } ?? 0)
+        }
+        var size = settings.segments?.fileSize.map {
+            SegmentSizeEstimator(limit: $0, audioBytesPerSecond: audioBytesPerSecond, timescale: timescale,
+                                 frameDuration: tracks.video.nominalFrameDuration,
+                                 keyframeInterval: settings.encoder.keyframeInterval(at: video.format.frameRate))
         }
         do {
             while let item = frames.pop() {
@@ -26,7 +33,9 @@ extension RecordingPipeline {
                 if let index = item.startsSegment {
                     while segmentStarts.count < index { segmentStarts.append(presentation) }  // never skipped, but stay aligned
                     segmentStarts.append(presentation)
+                    size?.startSegment(index, at: presentation)
                 }
+                size?.frameIn()
                 if item.orientation != lastOrientation {
                     // The orientation track turns at the first frame captured turned.
                     lastOrientation = item.orientation
@@ -35,8 +44,10 @@ extension RecordingPipeline {
                                                  time: presentation, segment: index)) else { break }
                 }
                 if let sample = try encoder.encode(item.frame, presentationTime: presentation, forceKeyframe: item.startsSegment != nil) {
+                    size?.sampleOut(size: sample.data.count, isKeyframe: sample.isKeyframe, segment: segment(of: sample))
                     guard writing.push(.video(sample, segment: segment(of: sample))) else { break }
                 }
+                if size?.isSwitchDue(newest: presentation, queued: frames.waiting) == true { requestAutomaticSwitch(from: size!.segment) }
             }
             for sample in try encoder.flush() { guard writing.push(.video(sample, segment: segment(of: sample))) else { break } }
         } catch {
@@ -45,5 +56,12 @@ extension RecordingPipeline {
         }
         encoder.close()
         writing.push(.videoEnded)
+    }
+
+    /// The bytes a second of the recording's audio adds to a file: PCM's rate, AAC's bit rate.
+    var audioBytesPerSecond: Double {
+        guard let format = audio?.format else { return 0 }
+        if aacEncoder != nil { return Double(settings.audio.aacBitRate(channelCount: Int(format.channelCount))) / 8 }
+        return Double(format.bytesPerFrame) * Double(format.sampleRate)
     }
 }

@@ -232,12 +232,11 @@ extension RecordingPipeline {
         checkLimits(current)
     }
 
-    /// Switches files at ``Segmenting/fileSize``; stops the recording at
-    /// ``MovieFileOutput/maxRecordedFileSize`` or when the disk's free space falls below
-    /// ``MovieFileOutput/minFreeDiskSpaceLimit`` (checked twice a second).
+    /// Stops the recording at ``MovieFileOutput/maxRecordedFileSize`` or when the disk's free
+    /// space falls below ``MovieFileOutput/minFreeDiskSpaceLimit`` (checked twice a second). A
+    /// switch by size is the encoding thread's, from the bytes encoded (``SegmentSizeEstimator``).
     private func checkLimits(_ current: RecordingSegment) {
         let bytesWritten = current.writer.bytesWritten
-        if let size = settings.segments?.fileSize, bytesWritten >= size { requestAutomaticSwitch(from: current.index) }
         if let limit = settings.maxFileSize, bytesWritten >= limit {
             beginStop(reason: RecordingError(.maximumFileSizeReached,
                 "MovieFileOutput: the maximum file size (\(limit) bytes) was reached"))
