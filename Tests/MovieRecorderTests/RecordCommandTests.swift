@@ -145,24 +145,31 @@ import Testing
         defer { dir.cleanUp() }
         let recorder = Process()
         recorder.executableURL = URL(fileURLWithPath: try movrecPath())
-        recorder.arguments = ["record", dir.file("plain.mov"), "--video", "testsrc", "--size", "160x120", "--duration", "2", "--quiet"]
+        recorder.arguments = ["record", dir.file("plain.mov"), "--video", "testsrc", "--size", "160x120", "--quiet"]
         #expect(FileManager.default.createFile(atPath: dir.file("stderr.txt"), contents: nil))
         recorder.standardOutput = FileHandle.nullDevice
         recorder.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: dir.file("stderr.txt")))
         try recorder.run()
-        // Signalled once it records: a SIGUSR1 before movrec has set its handler is the
-        // inherited disposition's (a test runner may ignore it).
-        var started = false
-        for _ in 0..<200 where !started {
-            try await Task.sleep(for: .milliseconds(20))
-            started = ((try? String(contentsOfFile: dir.file("stderr.txt"), encoding: .utf8)) ?? "").contains("movrec: recording to")
+        defer { if recorder.isRunning { kill(recorder.processIdentifier, SIGKILL) } }
+        func text() -> String { (try? String(contentsOfFile: dir.file("stderr.txt"), encoding: .utf8)) ?? "" }
+        /// Waits up to about 30 s (a loaded machine's) for `condition`.
+        func waitFor(_ condition: () -> Bool) async throws -> Bool {
+            for _ in 0..<300 {
+                if condition() { return true }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            return condition()
         }
-        #expect(started)
+        // Signalled once it records, and recording until stopped: a SIGUSR1 before movrec has
+        // set its handler is the inherited disposition's (a test runner may ignore it).
+        #expect(try await waitFor { text().contains("movrec: recording to") })
         kill(recorder.processIdentifier, SIGUSR1)
-        recorder.waitUntilExit()
-        let text = (try? String(contentsOfFile: dir.file("stderr.txt"), encoding: .utf8)) ?? ""
-        #expect(recorder.terminationStatus == 0, "\(text)")
-        #expect(text.contains("SIGUSR1 saves an event clip only with --event-directory"), "\(text)")
+        let explained = try await waitFor { text().contains("SIGUSR1 saves an event clip only with --event-directory") }
+        #expect(explained, "\(text())")
+        #expect(recorder.isRunning, "the recording goes on")
+        kill(recorder.processIdentifier, SIGINT)
+        #expect(try await waitFor { !recorder.isRunning })
+        if !recorder.isRunning { #expect(recorder.terminationStatus == 0, "\(text())") }
     }
 
     @Test func photoWritesExifOrientation() throws {

@@ -2,7 +2,7 @@
 import Glibc
 #endif
 
-/// The files of a directory and what they hold, for the event clips' byte budget.
+/// The files of a directory and what they hold: the event clips' byte budget, the IIO devices.
 package enum DirectoryEntries {
     /// The names in `directory`, without `.` and `..`; `nil` when it cannot be listed.
     package static func names(in directory: String) -> [String]? {

@@ -166,7 +166,7 @@ extension RecordingPipeline {
         } else {
             clip.abandon()
         }
-        let (info, size, _) = clip.segment.closeAndReadBack(failed: failure != nil, fragmented: true)
+        let (info, size, _) = clip.segment.closeAndReadBack(failed: failed || failure != nil, fragmented: true)
         var result = RecordingResult(eventClip: clip.segment, info: info, size: size)
         if let failure {
             result.error = failure as? RecordingError

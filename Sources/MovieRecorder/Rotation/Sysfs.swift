@@ -14,22 +14,10 @@ enum Sysfs {
         return stat(path, &info) == 0
     }
 
-    static func isDirectory(_ path: String) -> Bool {
-        var info = stat()
-        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
-    }
+    static func isDirectory(_ path: String) -> Bool { DirectoryEntries.isDirectory(path) }
 
     /// The names in a directory, without `.` and `..`; `nil` when it cannot be listed.
-    static func entries(of directory: String) -> [String]? {
-        guard let dir = opendir(directory) else { return nil }
-        defer { closedir(dir) }
-        var names: [String] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names
-    }
+    static func entries(of directory: String) -> [String]? { DirectoryEntries.names(in: directory) }
 
     /// The text of `directory/file`. Sysfs gives an attribute at most a page, and a read
     /// asks the driver for a fresh value.
