@@ -40,6 +40,9 @@ final class EventClip {
         var videoTimescale: Int64
         var start: Int64
         var written: Int64?
+
+        /// Video ticks as ticks of the sample rate, rounded down as the recording cuts its audio.
+        func ticks(_ video: Int64) -> Int64 { video * rate / videoTimescale }
     }
 
     /// Creates the clip's file and writes the pre-roll's video from the last IDR at or before
@@ -98,7 +101,7 @@ final class EventClip {
     func isComplete(audioEnded: Bool) -> Bool {
         guard isVideoComplete else { return false }
         guard let audio, !audioEnded else { return true }
-        return (audio.written ?? audio.start) >= end * audio.rate / audio.videoTimescale
+        return (audio.written ?? audio.start) >= audio.ticks(end)
     }
 
     /// Appends a live access unit (times on the recording's timeline), unless the clip is
@@ -159,7 +162,7 @@ final class EventClip {
     /// the clip's end; a gap before it is filled with silence.
     func append(_ chunk: EncodedPreRoll.AudioChunk) throws {
         guard var audio, let track = segment.audioTrack else { return }
-        let limit = end * audio.rate / audio.videoTimescale
+        let limit = audio.ticks(end)
         let from = max(chunk.time, audio.written ?? audio.start)
         let to = min(chunk.end, limit)
         guard to > from else { return }
@@ -191,7 +194,7 @@ final class EventClip {
         let firstDecode = segment.firstDecodeTime ?? 0
         segment.videoEnd = (lastDecodeTime.map { $0 - start } ?? 0) + frameDuration - firstDecode
         segment.audioEnded = true
-        if let audio { segment.audioLimit = end * audio.rate / audio.videoTimescale - audio.start }
+        if let audio { segment.audioLimit = audio.ticks(end) - audio.start }
         try segment.finish(audioRate: audio?.rate ?? 1, timescale: UInt32(audio?.videoTimescale ?? 1))
     }
 
