@@ -28,34 +28,32 @@ extension PhotoOutput {
     }
 
     /// The frame for request `id`: with zero shutter lag the frame closest to its moment, else
-    /// the first frame captured after it (from a file, the first read after it); waits up to
-    /// ``frameTimeout``.
+    /// the first frame captured after it (from a file, the next frame read, in request order);
+    /// waits up to ``frameTimeout``.
     func chooseFrame(_ id: UInt64) async throws -> ChosenFrame {
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ChosenFrame, any Error>) in
-                let (outcome, timeout, sources) = state.withLock { s -> (Result<ChosenFrame, any Error>?, Duration, SourceDescription?) in
-                    guard var request = s.requests[id] else { return (.failure(CancellationError()), .zero, nil) }
+                let (failure, timeout, sources) = state.withLock { s -> ((any Error)?, Duration, SourceDescription?) in
+                    guard var request = s.requests[id] else { return (CancellationError(), .zero, nil) }
                     if request.cancelled {
                         s.requests[id] = nil
-                        return (.failure(CancellationError()), .zero, nil)
+                        return (CancellationError(), .zero, nil)
                     }
                     guard s.sources?.video != nil else {
                         s.requests[id] = nil
-                        return (.failure(Self.notConnected), .zero, nil)
-                    }
-                    if let chosen = Self.decide(request, ring.entries, timedOut: false) {
-                        // Decided here: the held frames go with the request.
-                        s.requests[id] = nil
-                        return (.success(chosen), .zero, nil)
+                        return (Self.notConnected, .zero, nil)
                     }
                     request.continuation = continuation
                     s.requests[id] = request
                     return (nil, s.frameTimeout, s.sources)
                 }
-                if let outcome {
-                    continuation.resume(with: outcome)
+                if let failure {
+                    continuation.resume(throwing: failure)
                     return
                 }
+                // The kept frames may decide it (and, from a file, the requests after it) at once.
+                settleRequests()
+                guard state.withLock({ $0.requests[id] != nil }) else { return }
                 // A file source waits for an output to consume media: this one now does.
                 sources?.wakeWaitingSources()
                 let timer = Task { [weak self] in
@@ -86,36 +84,55 @@ extension PhotoOutput {
     }
 
     /// The frame `request` takes from `entries`, or `nil` to wait; `timedOut` settles for the
-    /// newest frame captured before the request when no later one came.
-    static func decide(_ request: FrameRequest, _ kept: [RecentFrameRing.Entry], timedOut: Bool) -> ChosenFrame? {
+    /// newest frame captured before the request when no later one came. A file photo takes a
+    /// frame that reached the output after `lastFileFrame`.
+    static func decide(_ request: FrameRequest, _ kept: [RecentFrameRing.Entry], timedOut: Bool,
+                       after lastFileFrame: UInt64 = 0) -> ChosenFrame? {
         let now = SystemClock.unixSeconds()
         // The frames held since the call, then the kept ones captured after them.
         let newestHeld = request.held.last?.frame.timestamp ?? 0
         let entries = request.held + kept.filter { request.held.isEmpty || $0.frame.timestamp > newestHeld }
         guard request.zeroShutterLag else {
             // A live frame captured just before the call may reach the output after it: not the next.
-            let next = entries.first { $0.arrival > request.moment && (!request.isLive || $0.frame.timestamp > request.moment) }
+            let next = entries.first { entry in
+                entry.arrival > request.moment
+                    && (request.isLive ? entry.frame.timestamp > request.moment : entry.arrival > lastFileFrame)
+            }
             guard let next else { return nil }
-            return ChosenFrame(frame: next.frame, fromRing: false, unixSeconds: now)
+            return ChosenFrame(frame: next.frame, arrival: next.arrival, fromRing: false, unixSeconds: now)
         }
         let timestamps = entries.map(\.frame.timestamp)
         switch ZeroShutterLagChoice.choose(timestamps: timestamps, at: request.moment,
                                            interval: ZeroShutterLagChoice.interval(of: timestamps)) {
         case .chosen(let index):
-            return ChosenFrame(frame: entries[index].frame, fromRing: true, unixSeconds: now)
+            return ChosenFrame(frame: entries[index].frame, arrival: entries[index].arrival, fromRing: true, unixSeconds: now)
         case .waitForNextFrame:
             guard timedOut, let newest = entries.last else { return nil }
-            return ChosenFrame(frame: newest.frame, fromRing: true, unixSeconds: now)
+            return ChosenFrame(frame: newest.frame, arrival: newest.arrival, fromRing: true, unixSeconds: now)
         }
     }
 
     /// Called on the ring's thread after each copy: settles the requests it decides.
     func ringAppended() {
+        settleRequests()
+    }
+
+    /// Settles the waiting requests the kept frames decide. File photos go in request order,
+    /// each taking the next frame after the one before it took: none waits behind an earlier
+    /// file photo that has not chosen yet, and none skips a frame.
+    private func settleRequests() {
         let entries = ring.entries
         let decided = state.withLock { s -> [(CheckedContinuation<ChosenFrame, any Error>, ChosenFrame, Task<Void, Never>?)] in
             var decided: [(CheckedContinuation<ChosenFrame, any Error>, ChosenFrame, Task<Void, Never>?)] = []
-            for (id, request) in s.requests {
-                guard let continuation = request.continuation, let chosen = Self.decide(request, entries, timedOut: false) else { continue }
+            var fileQueueBlocked = false
+            for id in s.requests.keys.sorted() {
+                guard let request = s.requests[id], request.isLive || !fileQueueBlocked else { continue }
+                guard let continuation = request.continuation,
+                      let chosen = Self.decide(request, entries, timedOut: false, after: s.lastFileFrameArrival) else {
+                    fileQueueBlocked = fileQueueBlocked || !request.isLive
+                    continue
+                }
+                if !request.isLive { s.lastFileFrameArrival = chosen.arrival }
                 s.requests[id] = nil
                 decided.append((continuation, chosen, request.timer))
             }
@@ -140,7 +157,9 @@ extension PhotoOutput {
         let settled = state.withLock { s -> (CheckedContinuation<ChosenFrame, any Error>, Result<ChosenFrame, any Error>)? in
             guard let request = s.requests[id], let continuation = request.continuation else { return nil }
             s.requests[id] = nil
-            if let chosen = Self.decide(request, entries, timedOut: true) { return (continuation, .success(chosen)) }
+            if let chosen = Self.decide(request, entries, timedOut: true, after: s.lastFileFrameArrival) {
+                return (continuation, .success(chosen))
+            }
             return (continuation, .failure(PhotoError(
                 .timedOut, "PhotoOutput: no video frame arrived within \(timeout); check that the session's video input is delivering")))
         }
@@ -150,10 +169,11 @@ extension PhotoOutput {
     /// Ends every request waiting for a frame: with the closest kept frame before it when
     /// `settling` (the source ended, so no later frame will come), else with `error`.
     func failWaiting(_ error: PhotoError, settling: Bool = false) {
+        if settling { settleRequests() }
         let entries = settling ? ring.entries : []
         let waiting = state.withLock { s -> [(CheckedContinuation<ChosenFrame, any Error>, Task<Void, Never>?, ChosenFrame?)] in
             let waiting = s.requests.values.compactMap { r in
-                r.continuation.map { ($0, r.timer, settling ? Self.decide(r, entries, timedOut: true) : nil) }
+                r.continuation.map { ($0, r.timer, settling ? Self.decide(r, entries, timedOut: true, after: s.lastFileFrameArrival) : nil) }
             }
             s.requests = s.requests.filter { $0.value.continuation == nil }
             return waiting
@@ -203,7 +223,12 @@ extension PhotoOutput {
 
     func receive(_ event: AudioSourceEvent) {}
 
-    /// A Boolean value that indicates whether a photo is waiting for a frame that the kept ones
-    /// did not give it and none is being copied, so a file source reads its next frame for it.
-    var isConsumingMedia: Bool { state.withLock { $0.isWaitingForFrames } && !ring.isBusy }
+    /// A Boolean value that indicates whether a file photo waits for a frame that the kept ones
+    /// cannot give it and none is being copied, so a file source reads its next frame for it.
+    /// The ring is asked first: once it is idle, only this source's thread can make it busy.
+    var isConsumingMedia: Bool {
+        guard !ring.isBusy else { return false }
+        let entries = ring.entries
+        return state.withLock { $0.needsFileFrame(entries) }
+    }
 }

@@ -25,6 +25,8 @@ public final class PhotoOutput: OutputService, MediaReceiver {
     /// A frame chosen for a photo, how it was chosen and the wall-clock second it was taken.
     struct ChosenFrame: Sendable {
         var frame: VideoFrame
+        /// When the frame reached the output (monotonic nanoseconds).
+        var arrival: UInt64
         var fromRing: Bool
         var unixSeconds: Int
     }
@@ -67,6 +69,8 @@ public final class PhotoOutput: OutputService, MediaReceiver {
         var deferred = false
         var requests: [UInt64: FrameRequest] = [:]
         var lastRequestID: UInt64 = 0
+        /// When the frame last taken from a file reached the output: the next file photo takes a later one.
+        var lastFileFrameArrival: UInt64 = 0
         var slots = PhotoSlots()
         var returns = TurnSequence()
         var reports = TurnSequence()
@@ -75,6 +79,14 @@ public final class PhotoOutput: OutputService, MediaReceiver {
         var limit: Int { responsive ? responsiveLimit : 1 }
         /// Whether a request has looked at the kept frames and waits for a new one.
         var isWaitingForFrames: Bool { requests.values.contains { $0.continuation != nil } }
+        /// Whether a file source should read another frame: more file photos wait than kept
+        /// frames are there for them to take, so no frame is read that nobody takes.
+        func needsFileFrame(_ kept: [RecentFrameRing.Entry]) -> Bool {
+            let waiting = requests.values.filter { !$0.isLive && $0.continuation != nil }
+            guard let oldest = waiting.map(\.moment).min() else { return false }
+            let floor = max(lastFileFrameArrival, oldest)
+            return waiting.count > kept.count(where: { $0.arrival > floor })
+        }
         /// Whether frames must reach the ring: kept for zero shutter lag, or wanted by a request.
         var wantsFrames: Bool {
             guard let video = sources?.video else { return false }
