@@ -7,7 +7,8 @@ extension PhotoOutput {
     /// Captures a photo as a JPEG file at `path`, or a HEIF file with ``PhotoCodec/hevc``.
     ///
     /// The frame is the one captured closest to the moment of the call with zero shutter lag
-    /// (``isZeroShutterLagEnabled``), else the next frame. The orientation is the output's
+    /// (``isZeroShutterLagEnabled``), else the next frame; from a file, the next frame read, in
+    /// request order, none skipped. The orientation is the output's
     /// rotation angle and mirroring when the call is made: a JPEG's Exif `Orientation`, a HEIF
     /// image's `irot` and `imir` properties. The pixels are stored as captured, so
     /// ``PhotoResult/width`` and ``PhotoResult/height`` are the frame's. `DateTimeOriginal` is
