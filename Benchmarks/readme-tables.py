@@ -35,11 +35,17 @@ if more:
 out.append("")
 if 'cameraFormats' in d:
     cf = d['cameraFormats']
-    out.append("| a2. camera cell | library vs limit | library vs ffmpeg | library vs GStreamer | ffmpeg / GStreamer vs limit | x264 CLI vs itself | limit wall (x264 + TurboJPEG) | library CPU beyond the limit | conversion hold (mean / max) | peak RSS: library / x264 CLI (MiB) |")
+    out.append("| a2. camera cell | library vs limit | library vs ffmpeg | library vs GStreamer | ffmpeg / GStreamer vs limit | x264 CLI vs itself | limit wall (MJPEG: the faster per round of x264 + TurboJPEG and GStreamer) | library CPU beyond x264 (+ TurboJPEG) | conversion hold (mean / max) | peak RSS: library / x264 CLI (MiB) |")
     out.append("|---|---|---|---|---|---|---|---|---|---|")
     for c in cf['cells']:
         k = c['contenders']
-        limit = f"{c['limitWallSeconds']:.3f} s" + (f" ({k['x264']['wallSeconds']:.3f} + {k['tjdecode']['wallSeconds']:.3f})" if 'tjdecode' in k else "")
+        limit = f"{c['limitWallSeconds']:.3f} s"
+        if 'tjdecode' in k:
+            serial = c.get('serialLimitWallSeconds', k['x264']['wallSeconds'] + k['tjdecode']['wallSeconds'])
+            limit += f" (serial {k['x264']['wallSeconds']:.3f} + {k['tjdecode']['wallSeconds']:.3f} = {serial:.3f}"
+            if 'limitIsGStreamerRounds' in c:
+                limit += f"; GStreamer faster in {c['limitIsGStreamerRounds']:.0f} rounds"
+            limit += ")"
         hold = f"{k['api']['holdMeanMs']:.2f} / {k['api']['holdMaxMs']:.2f} ms" if k['api']['holdMeanMs'] > 0 else "— (lent, no conversion)"
         out.append(f"| {c['cell']} ({int(c['frames'])} frames) | {c['speedVsLimit']:.3f}× | {c['speedVsFFmpeg']:.3f}× | {c['speedVsGStreamer']:.3f}× | "
                    f"{c['ffmpegVsLimit']:.3f}× / {c['gstreamerVsLimit']:.3f}× | {c['controlVsX264']:.3f}× | {limit} | {c['extraCPUMsPerFrame']:.2f} ms/frame | {hold} | "
