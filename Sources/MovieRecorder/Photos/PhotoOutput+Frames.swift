@@ -118,8 +118,8 @@ extension PhotoOutput {
     }
 
     /// Settles the waiting requests the kept frames decide. File photos go in request order,
-    /// each taking the next frame after the one before it took: none waits behind an earlier
-    /// file photo that has not chosen yet, and none skips a frame.
+    /// each taking the next frame after the one the photo before it took: none chooses while an
+    /// earlier file photo has not, so none takes another's frame or skips one.
     private func settleRequests() {
         let entries = ring.entries
         let decided = state.withLock { s -> [(CheckedContinuation<ChosenFrame, any Error>, ChosenFrame, Task<Void, Never>?)] in
@@ -158,6 +158,7 @@ extension PhotoOutput {
             guard let request = s.requests[id], let continuation = request.continuation else { return nil }
             s.requests[id] = nil
             if let chosen = Self.decide(request, entries, timedOut: true, after: s.lastFileFrameArrival) {
+                if !request.isLive { s.lastFileFrameArrival = max(s.lastFileFrameArrival, chosen.arrival) }
                 return (continuation, .success(chosen))
             }
             return (continuation, .failure(PhotoError(
