@@ -47,9 +47,17 @@ if 'cameraFormats' in d:
                 limit += f"; GStreamer faster in {c['limitIsGStreamerRounds']:.0f} rounds"
             limit += ")"
         hold = f"{k['api']['holdMeanMs']:.2f} / {k['api']['holdMaxMs']:.2f} ms" if k['api']['holdMeanMs'] > 0 else "— (lent, no conversion)"
-        out.append(f"| {c['cell']} ({int(c['frames'])} frames) | {c['speedVsLimit']:.3f}× | {c['speedVsFFmpeg']:.3f}× | {c['speedVsGStreamer']:.3f}× | "
+        again = c.get('confirmation')
+        firsts = (f" ({again['speedVsLimitFirstRuns']:.3f}×)", f" ({again['speedVsFFmpegFirstRuns']:.3f}×)",
+                  f" ({again['speedVsGStreamerFirstRuns']:.3f}×)") if again else ("", "", "")
+        out.append(f"| {c['cell']}{' †' if again else ''} ({int(c['frames'])} frames) | {c['speedVsLimit']:.3f}×{firsts[0]} | "
+                   f"{c['speedVsFFmpeg']:.3f}×{firsts[1]} | {c['speedVsGStreamer']:.3f}×{firsts[2]} | "
                    f"{c['ffmpegVsLimit']:.3f}× / {c['gstreamerVsLimit']:.3f}× | {c['controlVsX264']:.3f}× | {limit} | {c['extraCPUMsPerFrame']:.2f} ms/frame | {hold} | "
                    f"{k['api']['peakRSSMiB']:.1f} / {k['x264']['peakRSSMiB']:.1f} |")
+    camera_more = next((c['confirmation']['moreRuns'] for c in cf['cells'] if 'confirmation' in c), None)
+    if camera_more:
+        out.append("")
+        out.append(f"† measured again for {camera_more:.0f} more alternated rounds, as in case a; the first {int(d['runs'])} runs' figure in brackets.")
     out.append("")
     out.append("| a2. conversion alone (ms per picture) | stage, warm | libv4lconvert, warm | ratio | stage, cold | libv4lconvert, cold | ratio |")
     out.append("|---|---|---|---|---|---|---|")
