@@ -264,66 +264,70 @@ import Testing
     }
 }
 
-/// Pausing and resuming into the same file, as AVCaptureFileOutput does on macOS.
-@Suite struct PauseResumeTests {
-    @Test(arguments: [VideoCodecType.h264, .hevc])
-    func aPausedAndResumedRecordingPlaysWithoutAGap(codec: VideoCodecType) async throws {
-        let dir = try TemporaryDirectory()
-        defer { dir.cleanUp() }
-        let path = dir.file("paused.mov")
-        let session = CaptureSession()
-        var settings = VideoEncoderSettings(codec: codec)
-        if codec == .hevc { settings.preset = "ultrafast" }
-        let output = MovieFileOutput(encoderSettings: settings)
-        try await session.configure { config in
-            try config.addInput(TestPatternSource(width: 320, height: 240, frameRate: FrameRate(frames: 30)))
-            try config.addInput(ToneSource())
-            try config.addOutput(output)
-        }
-        try await session.startRunning()
-        try await output.startRecording(to: path)
-        let started = MonotonicClock.now()
-        try await Task.sleep(for: .milliseconds(800))
-        let paused = MonotonicClock.now()
-        output.pauseRecording()
-        #expect(output.isRecordingPaused)
-        try await Task.sleep(for: .milliseconds(1000))
-        let resumed = MonotonicClock.now()
-        output.resumeRecording()
-        try await Task.sleep(for: .milliseconds(800))
-        let stopped = MonotonicClock.now()
-        let result = try #require(await output.stopRecording())
-        await session.stopRunning()
-        var kinds: [String] = []
-        for await event in output.events {
-            switch event {
-            case .didStartRecording: kinds.append("start")
-            case .didPauseRecording: kinds.append("pause")
-            case .didResumeRecording: kinds.append("resume")
-            case .didStartSegment, .didFinishSegment, .didDeleteSegment: kinds.append("segment")
-            case .didStartEventClip, .didFinishEventClip: kinds.append("event clip")
-            case .didMeasureAudioClockDrift: kinds.append("drift")
-            case .didFinishRecording: kinds.append("finish")
+// A live recording paused and resumed follows real time: with the real-time group, apart from
+// the other suites, whose encoders on two cores made it drop an HEVC frame in a CI rehearsal.
+extension RealTimeMetadataTestGroup {
+    /// Pausing and resuming into the same file, as AVCaptureFileOutput does on macOS.
+    @Suite struct PauseResumeTests {
+        @Test(arguments: [VideoCodecType.h264, .hevc])
+        func aPausedAndResumedRecordingPlaysWithoutAGap(codec: VideoCodecType) async throws {
+            let dir = try TemporaryDirectory()
+            defer { dir.cleanUp() }
+            let path = dir.file("paused.mov")
+            let session = CaptureSession()
+            var settings = VideoEncoderSettings(codec: codec)
+            if codec == .hevc { settings.preset = "ultrafast" }
+            let output = MovieFileOutput(encoderSettings: settings)
+            try await session.configure { config in
+                try config.addInput(TestPatternSource(width: 320, height: 240, frameRate: FrameRate(frames: 30)))
+                try config.addInput(ToneSource())
+                try config.addOutput(output)
             }
-            if kinds.last == "finish" { break }
+            try await session.startRunning()
+            try await output.startRecording(to: path)
+            let started = MonotonicClock.now()
+            try await Task.sleep(for: .milliseconds(800))
+            let paused = MonotonicClock.now()
+            output.pauseRecording()
+            #expect(output.isRecordingPaused)
+            try await Task.sleep(for: .milliseconds(1000))
+            let resumed = MonotonicClock.now()
+            output.resumeRecording()
+            try await Task.sleep(for: .milliseconds(800))
+            let stopped = MonotonicClock.now()
+            let result = try #require(await output.stopRecording())
+            await session.stopRunning()
+            var kinds: [String] = []
+            for await event in output.events {
+                switch event {
+                case .didStartRecording: kinds.append("start")
+                case .didPauseRecording: kinds.append("pause")
+                case .didResumeRecording: kinds.append("resume")
+                case .didStartSegment, .didFinishSegment, .didDeleteSegment: kinds.append("segment")
+                case .didStartEventClip, .didFinishEventClip: kinds.append("event clip")
+                case .didMeasureAudioClockDrift: kinds.append("drift")
+                case .didFinishRecording: kinds.append("finish")
+                }
+                if kinds.last == "finish" { break }
+            }
+            #expect(kinds == ["start", "pause", "resume", "finish"])
+            #expect(result.isPlayable && result.error == nil)
+            let seconds = Double(result.duration.components.seconds) + Double(result.duration.components.attoseconds) / 1e18
+            // Under load the sleeps overshoot: compare with what really elapsed around the pause.
+            let recording = Double(paused - started + stopped - resumed) / 1e9
+            let pause = Double(resumed - paused) / 1e9
+            #expect(abs(seconds - recording) < 0.35, "media \(seconds) s vs \(recording) s recorded (the \(pause) s pause left out)")
+            let info = try MovieInfo(source: RandomAccessFile(path: path, mode: .read))
+            #expect(info.videoTrack?.codec?.description == codec.rawValue)
+            let samples = try #require(info.videoTrack?.sampleTable).samples()
+            let gaps = zip(samples.dropFirst(), samples).map { $0.decodeTime - $1.decodeTime }
+            #expect(gaps.allSatisfy { $0 <= 30 }, "no frame follows another by more than 1.5 frames: \(gaps.max() ?? 0) ticks")
+            let streams = try ffprobeStreams(path)
+            let video = Double(try #require(streams.first { $0.codec_type == "video" }).duration ?? "") ?? 0
+            let audio = Double(try #require(streams.first { $0.codec_type == "audio" }).duration ?? "") ?? 0
+            #expect(abs(audio - video) < 1.0 / 30 + 0.01, "audio \(audio) s, video \(video) s")
+            #expect(try decodeAllFrames(path).errors.isEmpty)
         }
-        #expect(kinds == ["start", "pause", "resume", "finish"])
-        #expect(result.isPlayable && result.error == nil)
-        let seconds = Double(result.duration.components.seconds) + Double(result.duration.components.attoseconds) / 1e18
-        // Under load the sleeps overshoot: compare with what really elapsed around the pause.
-        let recording = Double(paused - started + stopped - resumed) / 1e9
-        let pause = Double(resumed - paused) / 1e9
-        #expect(abs(seconds - recording) < 0.35, "media \(seconds) s vs \(recording) s recorded (the \(pause) s pause left out)")
-        let info = try MovieInfo(source: RandomAccessFile(path: path, mode: .read))
-        #expect(info.videoTrack?.codec?.description == codec.rawValue)
-        let samples = try #require(info.videoTrack?.sampleTable).samples()
-        let gaps = zip(samples.dropFirst(), samples).map { $0.decodeTime - $1.decodeTime }
-        #expect(gaps.allSatisfy { $0 <= 30 }, "no frame follows another by more than 1.5 frames: \(gaps.max() ?? 0) ticks")
-        let streams = try ffprobeStreams(path)
-        let video = Double(try #require(streams.first { $0.codec_type == "video" }).duration ?? "") ?? 0
-        let audio = Double(try #require(streams.first { $0.codec_type == "audio" }).duration ?? "") ?? 0
-        #expect(abs(audio - video) < 1.0 / 30 + 0.01, "audio \(audio) s, video \(video) s")
-        #expect(try decodeAllFrames(path).errors.isEmpty)
     }
 }
 
