@@ -76,3 +76,27 @@ raw bump 2 128 -4
 attr bump in_accel_scale 0.076614453
 printf '%s\n' '2 128 -4' '1 127 -3' '2 128 -4' '180 420 240' '-60 20 90' '3 129 -5' '2 128 -4' '2 127 -4' >bump/replay-bump
 printf '%s\n' '2 128 -4' '1 127 -3' '2 128 -4' '80 250 60' '2 128 -4' '1 128 -3' '2 128 -4' >bump/replay-nudge
+
+# The same chip with its buffer, as the mma8452 driver offers it: each axis 14 bits, big-endian,
+# left-justified in 16 (be:s14/16>>2; a raw value of 128 reads 512 before the shift), indexes 0-2,
+# and a 64-bit timestamp at index 3; nothing enabled, no trigger set, and the device's own
+# data-ready trigger (mma8451-dev0) beside it as trigger0. A test puts a FIFO where the
+# character device would be and writes whole scans into it.
+device bump-buffered mma8451
+raw bump-buffered 2 128 -4
+attr bump-buffered in_accel_scale 0.076614453
+mkdir -p "bump-buffered/iio:device0/scan_elements" "bump-buffered/iio:device0/buffer" \
+    "bump-buffered/iio:device0/trigger" bump-buffered/trigger0
+for axis in x y z; do
+    index=$(case $axis in x) echo 0;; y) echo 1;; z) echo 2;; esac)
+    attr bump-buffered "scan_elements/in_accel_${axis}_en" 0
+    attr bump-buffered "scan_elements/in_accel_${axis}_index" "$index"
+    attr bump-buffered "scan_elements/in_accel_${axis}_type" 'be:s14/16>>2'
+done
+attr bump-buffered scan_elements/in_timestamp_en 0
+attr bump-buffered scan_elements/in_timestamp_index 3
+attr bump-buffered scan_elements/in_timestamp_type 'le:s64/64>>0'
+attr bump-buffered buffer/enable 0
+attr bump-buffered buffer/length 32
+printf '\n' >"bump-buffered/iio:device0/trigger/current_trigger"
+printf '%s\n' mma8451-dev0 >bump-buffered/trigger0/name

@@ -4,7 +4,8 @@ import MovieRecorder
 /// What saves `movrec record`'s event clips besides SIGUSR1: an impact on the accelerometer.
 enum EventTriggers {
     /// With `--event-on-impact`, a detector on the `--gravity` accelerometer (or the first one
-    /// found), started: each impact saves a clip and prints a line.
+    /// found), started: it says whether it reads the device's buffer or polls, and each impact
+    /// saves a clip and prints a line.
     static func startImpactDetector(_ options: RecordOptions, gravity: (any GravitySource)?,
                                     movie: MovieFileOutput) throws -> ImpactDetector? {
         guard let events = options.events, let threshold = events.impactThreshold else { return nil }
@@ -18,6 +19,9 @@ enum EventTriggers {
             } catch {
                 standardError("movrec: \(error)")
             }
+        }
+        if let accelerometer = source as? IIOAccelerometer, let method = accelerometer.readingMethod {
+            standardError("movrec: impacts from \(accelerometer.path) through \(method)")
         }
         return detector
     }

@@ -194,8 +194,9 @@ extension RealTimeMetadataTestGroup {
             #expect(best.0 == 0 && best.1 < 1e5, "the clip's AAC is \(best.0) samples off the recording's: \(errors)")
         }
 
-        /// A bump replayed through an IIO fixture tree saves a clip through an `ImpactDetector`
-        /// at 2.5 g; a nudge of 1.2 g does not.
+        /// A bump replayed through an IIO fixture tree, its axes written at different instants,
+        /// saves a clip through an `ImpactDetector` at 2.5 g with the bump's whole size; a nudge
+        /// of 1.2 g does not.
         @Test func aBumpSavesAClipAndANudgeDoesNot() async throws {
             let dir = try TemporaryDirectory()
             defer { dir.cleanUp() }
@@ -211,11 +212,11 @@ extension RealTimeMetadataTestGroup {
             }
             try await rig.movie.startRecording(to: dir.file("main.mov"))
             try await Task.sleep(for: .milliseconds(1500))
-            try Self.replay(fixture("iio/bump/replay-nudge"), into: dir.file("iio:device0"))
+            try await Self.replay(fixture("iio/bump/replay-nudge"), into: dir.file("iio:device0"))
             try await Task.sleep(for: .milliseconds(500))
             #expect(impacts.withLock { $0.isEmpty }, "a nudge of 1.2 g is no impact")
-            try Self.replay(fixture("iio/bump/replay-bump"), into: dir.file("iio:device0"))
-            #expect(await eventually { impacts.withLock { !$0.isEmpty } })
+            try await Self.replay(fixture("iio/bump/replay-bump"), into: dir.file("iio:device0"))
+            #expect(await eventually(within: .seconds(10)) { impacts.withLock { !$0.isEmpty } })
             try await Task.sleep(for: .milliseconds(1500))
             detector.stop()
             let events = await rig.stop()
@@ -227,16 +228,18 @@ extension RealTimeMetadataTestGroup {
         }
 
         /// Writes each line of `replay` (raw x y z) into the tree's raw files, each put in place
-        /// whole, 40 ms apart: four polls of each reading.
-        static func replay(_ replay: String, into device: String) throws {
+        /// whole, an axis at a time 0–8 ms apart as a driver updates them (so a poll may read a
+        /// line torn), then held 40 ms: four polls of each reading.
+        static func replay(_ replay: String, into device: String) async throws {
+            var random = SystemRandomNumberGenerator()
             for line in try String(contentsOfFile: replay, encoding: .utf8).split(separator: "\n") {
                 for (axis, value) in zip(["x", "y", "z"], line.split(separator: " ")) {
                     let path = device + "/in_accel_\(axis)_raw"
                     try (value + "\n").write(toFile: path + ".new", atomically: false, encoding: .utf8)
-                    try FileManager.default.removeItem(atPath: path)
-                    try FileManager.default.moveItem(atPath: path + ".new", toPath: path)
+                    guard rename(path + ".new", path) == 0 else { throw POSIXError(.EIO) }
+                    try await Task.sleep(for: .milliseconds(Int.random(in: 0...8, using: &random)))
                 }
-                Thread.sleep(forTimeInterval: 0.04)
+                try await Task.sleep(for: .milliseconds(40))
             }
         }
 

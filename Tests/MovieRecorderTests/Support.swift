@@ -191,3 +191,14 @@ func eventually(_ condition: @Sendable () async -> Bool) async -> Bool {
     }
     return await condition()
 }
+
+/// Waits until `condition` holds or `deadline` has passed on the clock (not a count of
+/// polls, which a loaded machine stretches).
+func eventually(within deadline: Duration, _ condition: @Sendable () async -> Bool) async -> Bool {
+    let end = ContinuousClock.now + deadline
+    while ContinuousClock.now < end {
+        if await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(5))
+    }
+    return await condition()
+}

@@ -13,6 +13,7 @@ package final class CaptureRun: @unchecked Sendable {
     private var finished = false
     private var thread: pthread_t?
     private var stopSignals: [WakeSignal] = []
+    private var stopPipes: [WakePipe] = []
 
     /// A Boolean value that indicates whether the run was asked to stop.
     package var isStopRequested: Bool { lock.withLock { stopRequested } }
@@ -29,12 +30,23 @@ package final class CaptureRun: @unchecked Sendable {
     /// Asks the capture thread to stop and wakes it from ``wait(until:)`` and from any wait on
     /// a signal registered with ``wakeOnStop(_:)``.
     package func requestStop() {
-        let signals = lock.withLock {
+        let (signals, pipes) = lock.withLock {
             stopRequested = true
             lock.broadcast()
-            return stopSignals
+            return (stopSignals, stopPipes)
         }
         for signal in signals { signal.wake() }
+        for pipe in pipes { pipe.wake() }
+    }
+
+    /// Makes a stop request wake `pipe` too, so a thread blocked in `poll` on its read end sees
+    /// the request; wakes it at once when the stop was already requested.
+    package func wakeOnStop(_ pipe: WakePipe) {
+        let stopped = lock.withLock {
+            if !stopRequested, !stopPipes.contains(where: { $0 === pipe }) { stopPipes.append(pipe) }
+            return stopRequested
+        }
+        if stopped { pipe.wake() }
     }
 
     /// Makes a stop request wake `signal` too, so a thread waiting on it sees the request; wakes

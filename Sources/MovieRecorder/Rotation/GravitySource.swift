@@ -10,3 +10,11 @@ public protocol GravitySource: AnyObject, Sendable {
     /// Stops reporting and waits for the reporting thread to end.
     func stop()
 }
+
+/// A gravity source whose readings carry the time each was taken, on `MonotonicClock`, in
+/// nanoseconds: an accelerometer's buffer delivers several samples at once, and a detector that
+/// looks at a window of readings needs them spaced as they were measured.
+package protocol TimedGravitySource: GravitySource {
+    /// Starts reporting readings with their times to `handler`; readings arrive in order.
+    func start(timedHandler: @escaping @Sendable (GravityVector, UInt64) -> Void) throws
+}

@@ -13,7 +13,7 @@ final class GravitySubscription: Sendable {
     private let cancelled = Atomic<Bool>(false)
 
     private struct Hub {
-        var handlers: [UInt64: @Sendable (GravityVector) -> Void] = [:]
+        var handlers: [UInt64: @Sendable (GravityVector, UInt64) -> Void] = [:]
         var nextToken: UInt64 = 0
     }
 
@@ -21,7 +21,13 @@ final class GravitySubscription: Sendable {
     private static let hubs = LockedValue<[ObjectIdentifier: Hub]>([:])
 
     /// Subscribes `handler` to `source`, starting it if nobody listened yet.
-    init(source: any GravitySource, handler: @escaping @Sendable (GravityVector) -> Void) throws {
+    convenience init(source: any GravitySource, handler: @escaping @Sendable (GravityVector) -> Void) throws {
+        try self.init(source: source, timedHandler: { gravity, _ in handler(gravity) })
+    }
+
+    /// Subscribes `timedHandler` to `source`, starting it if nobody listened yet; each reading
+    /// comes with the time it was taken (the time it arrived, for a source that does not say).
+    init(source: any GravitySource, timedHandler handler: @escaping @Sendable (GravityVector, UInt64) -> Void) throws {
         self.source = source
         let key = ObjectIdentifier(source)
         let (token, first) = Self.hubs.withLock { hubs in
@@ -33,10 +39,15 @@ final class GravitySubscription: Sendable {
         }
         self.token = token
         guard first else { return }
+        let deliver: @Sendable (GravityVector, UInt64) -> Void = { gravity, time in
+            let handlers = Self.hubs.withLock { $0[key]?.handlers.sorted { $0.key < $1.key }.map(\.value) ?? [] }
+            for handler in handlers { handler(gravity, time) }
+        }
         do {
-            try source.start { gravity in
-                let handlers = Self.hubs.withLock { $0[key]?.handlers.sorted { $0.key < $1.key }.map(\.value) ?? [] }
-                for handler in handlers { handler(gravity) }
+            if let timed = source as? any TimedGravitySource {
+                try timed.start(timedHandler: deliver)
+            } else {
+                try source.start { gravity in deliver(gravity, MonotonicClock.now()) }
             }
         } catch {
             Self.hubs.withLock { _ = $0.removeValue(forKey: key) }

@@ -19,13 +19,26 @@ import Synchronization
 /// (`in_accel_mount_matrix`, `in_mount_matrix` or `mount_matrix`, in that order), or left as it
 /// is when the driver publishes none.
 ///
-/// ``read()`` reads once, on the caller's thread. ``start(handler:)`` polls on a dedicated
-/// thread every ``pollingInterval``, the first reading at once; a poll that fails is skipped
-/// (a sensor can fail for a moment around suspend) and kept in ``lastPollingError``.
-/// ``stop()`` interrupts the wait between polls, so it returns within one reading, however long
-/// the interval. `start` while polling throws ``GravitySourceError/Code/alreadyRunning``; after
-/// `stop` it starts again. Releasing the last reference stops the polling.
-public final class IIOAccelerometer: GravitySource {
+/// ``read()`` reads once, on the caller's thread. ``start(handler:)`` reports readings on a
+/// dedicated thread, in one of two ways (``readingMethod`` says which):
+/// - **From the buffer**, where the driver offers one (`scan_elements`, and a trigger set or
+///   the device's own `NAME-devN` trigger to set): whole samples, every axis from one instant,
+///   read from the character device (`/dev/iio:deviceN`) at the device's own rate
+///   (`sampling_frequency`), each with the time the device stamped on it. `start` enables the
+///   three axes and the timestamp, sets the trigger and enables the buffer; ``stop()`` puts them
+///   back. This needs write access to the device's sysfs files (root, or a udev rule) and a
+///   buffer no other program holds (iio-sensor-proxy may).
+/// - **By polling** the `_raw` files every ``pollingInterval`` otherwise, the first reading at
+///   once. Sysfs gives each axis's newest value on its own read, so a reading taken while the
+///   sensor updates can mix two instants (new x, old y and z); ``ImpactDetector`` looks at a
+///   window of readings so such a torn reading cannot hide a bump.
+///
+/// A poll or read that fails is skipped (a sensor can fail for a moment around suspend) and
+/// kept in ``lastPollingError``. ``stop()`` interrupts the wait between polls, or for the next
+/// sample, so it returns within one reading, however long the interval. `start` while reporting
+/// throws ``GravitySourceError/Code/alreadyRunning``; after `stop` it starts again. Releasing
+/// the last reference stops the reporting.
+public final class IIOAccelerometer: GravitySource, TimedGravitySource {
     /// The device's sysfs directory, such as `/sys/bus/iio/devices/iio:device0`.
     public let path: String
     /// The chip's name from the device's `name` file, such as `bmc150_accel`, if it has one.
@@ -36,6 +49,9 @@ public final class IIOAccelerometer: GravitySource {
     package let mountMatrix: MountMatrix
     /// The time between polls after ``start(handler:)``.
     public let pollingInterval: Duration
+    /// The buffer's character device read after ``start(handler:)``, such as
+    /// `/dev/iio:device0`, or `nil` to poll only.
+    public let bufferDevice: String?
 
     private let channels: Channels
     private let readings = Readings()
@@ -51,7 +67,20 @@ public final class IIOAccelerometer: GravitySource {
     ///   ``GravitySourceError/Code/malformed`` for a `name`, `label` or mount matrix file that
     ///   cannot be read, and ``GravitySourceError/Code/invalidMountMatrix`` for a mount matrix
     ///   that is not three rows of three numbers or is singular.
-    public init(path: String, pollingInterval: Duration = .milliseconds(100)) throws(GravitySourceError) {
+    public convenience init(path: String, pollingInterval: Duration = .milliseconds(100)) throws(GravitySourceError) {
+        let device = path.split(separator: "/").last.map { "/dev/" + $0 }
+        try self.init(path: path, pollingInterval: pollingInterval, bufferDevice: device)
+    }
+
+    /// Opens the accelerometer whose sysfs directory is `path`, reading its buffer through
+    /// `bufferDevice` where the driver offers one.
+    /// - Parameters:
+    ///   - path: The device directory, such as `/sys/bus/iio/devices/iio:device0`.
+    ///   - pollingInterval: The time between polls when the buffer is not used; positive.
+    ///   - bufferDevice: The buffer's character device, such as `/dev/iio:device0` (where
+    ///     ``init(path:pollingInterval:)`` looks), or `nil` to poll the sysfs files only.
+    /// - Throws: The errors of ``init(path:pollingInterval:)``.
+    public init(path: String, pollingInterval: Duration, bufferDevice: String?) throws(GravitySourceError) {
         precondition(pollingInterval > .zero, "the polling interval must be positive, not \(pollingInterval)")
         let directory = path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
         guard Sysfs.isDirectory(directory) else {
@@ -61,6 +90,7 @@ public final class IIOAccelerometer: GravitySource {
         }
         self.path = directory
         self.pollingInterval = pollingInterval
+        self.bufferDevice = bufferDevice
         name = try Sysfs.optionalText(directory, "name")
         label = try Sysfs.optionalText(directory, "label")
         channels = try Channels(directory: directory)
@@ -140,64 +170,108 @@ public final class IIOAccelerometer: GravitySource {
         return g
     }
 
-    /// Reads once on the calling thread, then starts polling on a dedicated thread: one reading
-    /// at once, then one every
-    /// ``pollingInterval``, each handed to `handler` on that thread, in order.
+    /// How the readings reach the handler since the last ``start(handler:)``, or `nil` before
+    /// the first.
+    public var readingMethod: ReadingMethod? { readings.method.withLock { $0 } }
+
+    /// Reads once on the calling thread, then starts reporting on a dedicated thread: whole
+    /// samples from the buffer where the device offers one, else a poll at once and one every
+    /// ``pollingInterval``; each reading is handed to `handler` on that thread, in order.
     /// - Throws: ``GravitySourceError`` with ``GravitySourceError/Code/alreadyRunning`` while
-    ///   polling.
+    ///   reporting.
     public func start(handler: @escaping @Sendable (GravityVector) -> Void) throws(GravitySourceError) {
-        let channels = self.channels, matrix = mountMatrix, readings = self.readings
-        let interval = Self.nanoseconds(pollingInterval)
+        try start(timedHandler: { gravity, _ in handler(gravity) })
+    }
+
+    /// ``start(handler:)``, with the time each reading was taken on `MonotonicClock`.
+    package func start(timedHandler handler: @escaping @Sendable (GravityVector, UInt64) -> Void) throws(GravitySourceError) {
         // One reading now, so ``currentGravity`` holds the device's rotation before this returns
         // and a coordinator starts from it (nothing stays sideways until the first poll).
         _ = try? read()
+        let previousMethod = readingMethod
+        let buffered = openBuffer()
         do {
-            try thread.start { run in
-                var due = MonotonicClock.now()
-                while !run.isStopRequested {
-                    do throws(GravitySourceError) {
-                        let g = matrix.apply(try channels.read())
-                        readings.latest.withLock { $0 = g }
-                        readings.failure.withLock { $0 = nil }
-                        handler(g)
-                    } catch {
-                        readings.failure.withLock { $0 = error }
-                    }
-                    // A late poll (a slow driver or handler) is followed by a full interval,
-                    // not by readings back to back to catch up.
-                    let now = MonotonicClock.now()
-                    due = due &+ interval
-                    if due <= now { due = now &+ interval }
-                    guard run.wait(until: due) else { return }
+            if let buffered {
+                try thread.start { [readings] run in
+                    Self.readBuffer(buffered.buffer, calibration: buffered.calibration, readings: readings, run: run, handler: handler)
+                }
+            } else {
+                try thread.start { [channels, mountMatrix, readings, pollingInterval] run in
+                    Self.poll(channels, matrix: mountMatrix, every: pollingInterval, readings: readings, run: run, handler: handler)
                 }
             }
         } catch {
+            buffered?.buffer.close()
+            readings.method.withLock { $0 = previousMethod }
             throw GravitySourceError(.alreadyRunning, path: path,
-                                     "the accelerometer is already being polled; call stop() before starting it again")
+                                     "the accelerometer is already being read; call stop() before starting it again")
         }
     }
 
-    /// Stops polling and waits for the polling thread to end. Called from the handler, it
-    /// returns at once and no reading follows.
+    /// Sets up the buffer, or notes in ``readingMethod`` why polling it is.
+    private func openBuffer() -> (buffer: IIOBuffer, calibration: Calibration)? {
+        guard let bufferDevice else {
+            readings.method.withLock { $0 = .polling(reason: "no buffer device was given") }
+            return nil
+        }
+        do {
+            let calibration = try Calibration(channels, matrix: mountMatrix)
+            let buffer = try IIOBuffer.open(directory: path, device: bufferDevice, name: name)
+            readings.method.withLock { $0 = .buffer(device: bufferDevice) }
+            return (buffer, calibration)
+        } catch let error as IIOBuffer.Unavailable {
+            readings.method.withLock { $0 = .polling(reason: error.reason) }
+        } catch {
+            readings.method.withLock { $0 = .polling(reason: "\(error)") }
+        }
+        return nil
+    }
+
+    /// Polls the sysfs files until a stop is requested.
+    private static func poll(_ channels: Channels, matrix: MountMatrix, every pollingInterval: Duration, readings: Readings,
+                             run: CaptureRun, handler: @Sendable (GravityVector, UInt64) -> Void) {
+        let interval = nanoseconds(pollingInterval)
+        var due = MonotonicClock.now()
+        while !run.isStopRequested {
+            do throws(GravitySourceError) {
+                let g = matrix.apply(try channels.read())
+                readings.latest.withLock { $0 = g }
+                readings.failure.withLock { $0 = nil }
+                handler(g, MonotonicClock.now())
+            } catch {
+                readings.failure.withLock { $0 = error }
+            }
+            // A late poll (a slow driver or handler) is followed by a full interval,
+            // not by readings back to back to catch up.
+            let now = MonotonicClock.now()
+            due = due &+ interval
+            if due <= now { due = now &+ interval }
+            guard run.wait(until: due) else { return }
+        }
+    }
+
+    /// Stops reporting and waits for the reading thread to end (the buffer, if it was used, is
+    /// put back as it was). Called from the handler, it returns at once and no reading follows.
     public func stop() { thread.stop() }
 
     // MARK: - Reading sysfs
 
     /// What the polling thread updates: the latest reading and the latest failure.
-    private final class Readings: Sendable {
+    final class Readings: Sendable {
         let latest = LockedValue<GravityVector?>(nil)
         let failure = LockedValue<GravitySourceError?>(nil)
+        let method = LockedValue<ReadingMethod?>(nil)
     }
 
     /// The files one axis is read from.
-    private struct Channel: Sendable {
+    struct Channel: Sendable {
         let raw: String
         let scale: String
         let offset: String?
     }
 
     /// The three axes' files in a device directory, found once when the device is opened.
-    private struct Channels: Sendable {
+    struct Channels: Sendable {
         let directory: String
         let x: Channel
         let y: Channel
@@ -227,21 +301,25 @@ public final class IIOAccelerometer: GravitySource {
 
         /// Reads the three axes in the chip's frame, in m/s².
         func read() throws(GravitySourceError) -> GravityVector {
-            // A shared scale or offset file is read once per reading, not once per axis.
             var values: [String: Double] = [:]
-            func value(_ file: String) throws(GravitySourceError) -> Double {
+            return GravityVector(x: try value(x, raw: nil, &values), y: try value(y, raw: nil, &values),
+                                 z: try value(z, raw: nil, &values))
+        }
+
+        /// One axis in m/s²: `raw` counts, or the `_raw` file's when `nil`. A shared scale or
+        /// offset file is read once per reading (`values`), not once per axis.
+        func value(_ channel: Channel, raw: Double?, _ values: inout [String: Double]) throws(GravitySourceError) -> Double {
+            func number(_ file: String) throws(GravitySourceError) -> Double {
                 if let known = values[file] { return known }
                 let number = try Sysfs.number(directory, file)
                 values[file] = number
                 return number
             }
-            func axis(_ channel: Channel) throws(GravitySourceError) -> Double {
-                let raw = try value(channel.raw)
-                var offset = 0.0
-                if let file = channel.offset { offset = try value(file) }
-                return (raw + offset) * (try value(channel.scale))
-            }
-            return GravityVector(x: try axis(x), y: try axis(y), z: try axis(z))
+            var counts = 0.0
+            if let raw { counts = raw } else { counts = try number(channel.raw) }
+            var offset = 0.0
+            if let file = channel.offset { offset = try number(file) }
+            return (counts + offset) * (try number(channel.scale))
         }
     }
 

@@ -61,4 +61,21 @@ enum Sysfs {
         }
         return value
     }
+
+    /// Writes `text` and a newline to the attribute at `path`, as `echo text > path` does.
+    /// - Returns: the system's reason when it failed, `nil` when it worked.
+    static func write(_ text: String, to path: String) -> String? {
+        let descriptor = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC)
+        guard descriptor >= 0 else { return String(cString: strerror(errno)) }
+        defer { close(descriptor) }
+        let bytes = Array((text + "\n").utf8)
+        let written = bytes.withUnsafeBytes { buffer in
+            SystemCall.retrying { Glibc.write(descriptor, buffer.baseAddress, buffer.count) }
+        }
+        switch written {
+        case .success(let count) where count == bytes.count: return nil
+        case .success: return "a short write"
+        case .failure(let error): return error.description
+        }
+    }
 }
