@@ -149,7 +149,8 @@ extension RealTimeMetadataTestGroup {
         }
 
         /// A trigger right after the start gets what there is (the clip starts with the
-        /// recording); two triggers 2 s apart make one clip, extended; AAC audio stays in step.
+        /// recording); two triggers 2 s apart make one clip, extended; AAC audio stays in step,
+        /// from each clip's first picture to its last.
         @Test func anEarlyTriggerAndASecondTriggerDuringThePostRoll() async throws {
             let dir = try TemporaryDirectory()
             defer { dir.cleanUp() }
@@ -176,6 +177,13 @@ extension RealTimeMetadataTestGroup {
             #expect(zip(extended, extended.dropFirst()).allSatisfy { $1 == $0 + 1 }, "\(extended)")
             #expect(extended.count >= 30 * 5 - 3 && extended.count <= 30 * 6 + 3, "\(extended.count) frames")
             _ = first
+            // Each clip's AAC starts with its first picture (no empty edit) and lasts as long.
+            for clip in finished {
+                let streams = try ffprobeStreams(clip.path).filter { $0.codec_type != "data" }
+                let starts = streams.map(\.start_time), durations = streams.compactMap { $0.duration.flatMap(Double.init) }
+                #expect(starts == ["0.000000", "0.000000"] && durations.count == 2 && abs(durations[0] - durations[1]) <= 1024.0 / 48_000,
+                        "\(clip.path): start times \(starts), durations \(durations)")
+            }
             // AAC: the clip's decoded audio lines up with the recording's (the tone's phase).
             let mainAudio = try Self.audio(dir.file("main.mov")).map(Double.init)
             let clipAudio = try Self.audio(finished[1].path).map(Double.init)

@@ -30,6 +30,8 @@ final class EventClip {
     private var ahead = Set<Int64>()
     private var nextPresentation: Int64
     private var audio: Audio?
+    /// Audio that came before the video's end was known, past the clip's end.
+    private var pendingAudio: [EncodedPreRoll.AudioChunk] = []
 
     /// The clip's audio: the PCM format, the encoder for an AAC track, the rates, and where the
     /// audio written so far ends on the recording's timeline (ticks of the sample rate).
@@ -55,7 +57,9 @@ final class EventClip {
          orientation: VideoOrientation, preRoll: EncodedPreRoll, requestedStart: Int64, end: Int64,
          audioFormat: (format: PCMFormat, aac: AACEncoder?)?) throws {
         let video = preRoll.video(from: requestedStart)
-        let start = video.first?.presentationTime ?? requestedStart
+        // With no picture kept yet (a trigger before the encoder's first), the clip starts with
+        // the recording's first picture, at 0 on its timeline, not before it.
+        let start = video.first?.presentationTime ?? max(0, requestedStart)
         self.start = start
         self.end = end
         frameDuration = Int64(max(1, tracks.video.nominalFrameDuration))
@@ -96,12 +100,19 @@ final class EventClip {
         return true
     }
 
-    /// Whether the clip has all its media: its video, and its audio through its end (or the
-    /// recording's audio ended).
+    /// Whether the clip has all its media: its video, and its audio through the video's end
+    /// (or the recording's audio ended).
     func isComplete(audioEnded: Bool) -> Bool {
         guard isVideoComplete else { return false }
         guard let audio, !audioEnded else { return true }
-        return (audio.written ?? audio.start) >= audio.ticks(end)
+        return (audio.written ?? audio.start) >= audio.ticks(start + videoDuration)
+    }
+
+    /// How long the clip's video lasts, in video ticks: from its first access unit's decode
+    /// time to a frame past its last one's, so with B-frames to the end of its last picture,
+    /// which can be presented after ``end``. The audio runs as long.
+    private var videoDuration: Int64 {
+        (lastDecodeTime.map { $0 - start } ?? 0) + frameDuration - (segment.firstDecodeTime ?? 0)
     }
 
     /// Appends a live access unit (times on the recording's timeline), unless the clip is
@@ -115,6 +126,7 @@ final class EventClip {
             isVideoComplete = true
             for waiting in held where waiting.presentationTime < end { try write(waiting) }
             held = []
+            try writePendingAudio(through: start + videoDuration)
             return
         }
         guard sample.presentationTime >= start else { return }  // before the clip's IDR
@@ -158,43 +170,81 @@ final class EventClip {
         try segment.appendMetadata(sample.items, track: sample.track, time: sample.time - start)
     }
 
-    /// Appends the part of `chunk` between the audio written so far (or the clip's start) and
-    /// the clip's end; a gap before it is filled with silence.
+    /// Appends PCM frames placed on the recording's timeline; what lies past the clip's end
+    /// waits until the video is complete, which says where the audio ends.
     func append(_ chunk: EncodedPreRoll.AudioChunk) throws {
-        guard var audio, let track = segment.audioTrack else { return }
-        let limit = audio.ticks(end)
-        let from = max(chunk.time, audio.written ?? audio.start)
-        let to = min(chunk.end, limit)
-        guard to > from else { return }
-        let bytesPerFrame = audio.format.bytesPerFrame
-        var bytes: [UInt8] = []
-        if let written = audio.written, from > written {
-            bytes = [UInt8](repeating: 0, count: Int(min(from - written, audio.rate)) * bytesPerFrame)
-        }
-        let first = audio.written ?? from
-        bytes += chunk.bytes[(Int(from - chunk.time) * bytesPerFrame)..<(Int(to - chunk.time) * bytesPerFrame)]
-        try bytes.withUnsafeBytes { raw in
-            if let aac = audio.aac {
-                try aac.encode(raw) { try segment.writer.appendAudioPacket($0, to: track, startTime: first - audio.start) }
-            } else {
-                try segment.writer.appendAudioFrames(raw, to: track, startTime: first - audio.start)
+        guard audio != nil, segment.audioTrack != nil else { return }
+        pendingAudio.append(chunk)
+        try writePendingAudio(through: isVideoComplete ? start + videoDuration : end)
+    }
+
+    /// Writes the pending audio up to `videoEnd` (video ticks on the recording's timeline).
+    /// Until the video is complete what lies past it is kept: the last pictures can be
+    /// presented after ``end``, a later trigger can move the end, and the audio must run as
+    /// long as the video, but no further. It is as much audio as the video encoder is behind.
+    private func writePendingAudio(through videoEnd: Int64) throws {
+        guard var audio else { return }
+        let limit = audio.ticks(videoEnd)
+        for chunk in pendingAudio { try write(chunk, through: limit, &audio) }
+        pendingAudio.removeAll { $0.end <= limit || isVideoComplete }
+        self.audio = audio
+    }
+
+    /// Writes the part of `chunk` between the audio written so far (or the clip's start) and
+    /// `limit` (ticks of the sample rate), a gap before it filled with silence, so the clip's
+    /// audio starts at its first picture and stays in step.
+    private func write(_ chunk: EncodedPreRoll.AudioChunk, through limit: Int64, _ audio: inout Audio) throws {
+        let written = audio.written ?? audio.start
+        let from = max(chunk.time, written), to = min(chunk.end, limit)
+        let silenceEnd = min(from, limit)
+        guard to > from || silenceEnd > written else { return }
+        try appendSilence(silenceEnd - written, audio)
+        if to > from {
+            let bytesPerFrame = audio.format.bytesPerFrame
+            try chunk.bytes[(Int(from - chunk.time) * bytesPerFrame)..<(Int(to - chunk.time) * bytesPerFrame)].withUnsafeBytes {
+                try appendPCM($0, audio)
             }
         }
-        audio.written = to
-        segment.audioEnd = to - audio.start
-        self.audio = audio
+        let end = max(to, silenceEnd)
+        audio.written = end
+        segment.audioEnd = end - audio.start
+    }
+
+    /// Appends `frames` frames of silence, a second at a time.
+    private func appendSilence(_ frames: Int64, _ audio: Audio) throws {
+        guard frames > 0 else { return }
+        let second = [UInt8](repeating: 0, count: Int(min(frames, audio.rate)) * audio.format.bytesPerFrame)
+        var left = frames
+        while left > 0 {
+            let count = min(left, audio.rate)
+            let bytes = Int(count) * audio.format.bytesPerFrame
+            try second.withUnsafeBytes { try appendPCM(UnsafeRawBufferPointer(rebasing: $0[0..<bytes]), audio) }
+            left -= count
+        }
+    }
+
+    /// Appends PCM frames to the audio track, through the clip's AAC encoder for an AAC track.
+    /// The first frame appended is always the clip's audio start (time 0): the encoder gives
+    /// its first access unit only after a few calls, and that unit starts there too.
+    private func appendPCM(_ pcm: UnsafeRawBufferPointer, _ audio: Audio) throws {
+        guard let track = segment.audioTrack else { return }
+        if let aac = audio.aac {
+            try aac.encode(pcm) { try segment.writer.appendAudioPacket($0, to: track, startTime: 0) }
+        } else {
+            try segment.writer.appendAudioFrames(pcm, to: track, startTime: 0)
+        }
     }
 
     /// Finishes the movie: its last picture lasts one frame, and the audio ends with it.
     func finish() throws {
         defer { audio?.aac?.close() }
+        try writePendingAudio(through: start + videoDuration)
         if let aac = audio?.aac, let track = segment.audioTrack {
             try aac.flush { try segment.writer.appendAudioPacket($0, to: track) }
         }
-        let firstDecode = segment.firstDecodeTime ?? 0
-        segment.videoEnd = (lastDecodeTime.map { $0 - start } ?? 0) + frameDuration - firstDecode
+        segment.videoEnd = videoDuration
         segment.audioEnded = true
-        if let audio { segment.audioLimit = audio.ticks(end) - audio.start }
+        if let audio { segment.audioLimit = audio.ticks(start + videoDuration) - audio.start }
         try segment.finish(audioRate: audio?.rate ?? 1, timescale: UInt32(audio?.videoTimescale ?? 1))
     }
 
