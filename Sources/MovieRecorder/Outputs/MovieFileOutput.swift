@@ -186,11 +186,12 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
     }
 
     /// The size a segmented recording keeps each file near: it switches to its next file at the
-    /// frame where the file's predicted size reaches it — the bytes encoded for it, what the
-    /// frames still in the encoder will add, its audio and its tables — not the bytes on the
-    /// disk, which lag by the fragment interval; so files stay within about 10% of it on an idle
-    /// or busy machine once the size holds a few groups of pictures. `nil` (the default) for no
-    /// size limit.
+    /// frame that brings the file's predicted size nearest it, over or under — the bytes encoded
+    /// for it, what the frames still in the encoder will add, its audio and its tables — not the
+    /// bytes on the disk, which lag by the fragment interval; so files stay within about 10% of
+    /// it on an idle or busy machine, LPCM files of half a second too. Only a first file the
+    /// video fills almost alone within the encoder's delay (about 17 frames) can pass it by more.
+    /// `nil` (the default) for no size limit.
     public var segmentFileSize: UInt64? {
         get { state.withLock { $0.segmentFileSize } }
         set { state.withLock { $0.segmentFileSize = newValue } }

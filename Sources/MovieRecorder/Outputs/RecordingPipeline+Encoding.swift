@@ -9,8 +9,9 @@ extension RecordingPipeline {
     /// Encodes every queued frame, then drains the encoder. The first frame of a segment is
     /// encoded as an IDR: x264 closes the group of pictures before it, so in decode order too
     /// every frame before the switch comes before the IDR and every frame after it after. With a
-    /// segment size, asks for the switch when the segment's predicted size reaches it
-    /// (``SegmentSizeEstimator``).
+    /// segment size, places the switch at the frame that brings the segment's predicted size
+    /// nearest it, a time the capture thread switches at (``SegmentSizeEstimator``, with a
+    /// ``TrialEncode`` when it needs one).
     func encodeLoop() {
         var lastPresentation: Int64 = -1
         var lastOrientation: VideoOrientation?
@@ -24,6 +25,8 @@ extension RecordingPipeline {
                                  frameDuration: tracks.video.nominalFrameDuration,
                                  keyframeInterval: settings.encoder.keyframeInterval(at: video.format.frameRate))
         }
+        var trial: TrialEncode?
+        defer { trial?.close() }
         do {
             while let item = frames.pop() {
                 let start = state.withLock { $0.videoStart } ?? item.time
@@ -47,7 +50,7 @@ extension RecordingPipeline {
                     size?.sampleOut(size: sample.data.count, isKeyframe: sample.isKeyframe, segment: segment(of: sample))
                     guard writing.push(.video(sample, segment: segment(of: sample))) else { break }
                 }
-                if size?.isSwitchDue(newest: presentation, queued: frames.waiting) == true { requestAutomaticSwitch(from: size!.segment) }
+                if size != nil { placeSizeSwitch(after: item, at: presentation, &trial, &size!) }
             }
             for sample in try encoder.flush() { guard writing.push(.video(sample, segment: segment(of: sample))) else { break } }
         } catch {
@@ -56,6 +59,35 @@ extension RecordingPipeline {
         }
         encoder.close()
         writing.push(.videoEnded)
+    }
+
+    /// Runs the trial encode the size estimate needs, then places the switch as many frames
+    /// after `item`, the newest, as the estimate says the file takes.
+    private func placeSizeSwitch(after item: FrameItem, at presentation: Int64, _ trial: inout TrialEncode?,
+                                 _ size: inout SegmentSizeEstimator) {
+        encodeTrial(item.frame, at: presentation, &trial, &size)
+        guard let ahead = size.framesBeforeSwitch(newest: presentation, queued: frames.waiting) else { return }
+        // Half a frame past the last frame the file takes: the first frame at or after it starts the next.
+        requestSizeSwitch(at: item.time + UInt64(ahead) * frameDurationNanoseconds + frameDurationNanoseconds / 2, from: size.segment)
+    }
+
+    /// Starts a trial encode when the size estimate needs one and feeds it `frame`; after its
+    /// last frame the estimate gets its sizes. A trial that fails costs nothing but the
+    /// estimate, which then waits for the encoder's own pictures.
+    private func encodeTrial(_ frame: VideoFrame, at presentation: Int64, _ trial: inout TrialEncode?,
+                             _ size: inout SegmentSizeEstimator) {
+        do {
+            if trial == nil, size.needsTrial(newest: presentation, queued: frames.waiting) {
+                trial = try TrialEncode(format: video.format, timescale: timescale, settings: settings.encoder)
+            }
+            guard trial != nil, try trial!.take(frame, presentationTime: presentation) else { return }
+            if let sizes = trial!.sizes { size.learnFromTrial(keyframe: sizes.keyframe, picture: sizes.picture) }
+            trial = nil
+        } catch {
+            trial?.close()
+            trial = nil
+            MovieRecorderLogging.log(.warning, "recording", "the trial encode for the segment size failed: \(error)")
+        }
     }
 
     /// The bytes a second of the recording's audio adds to a file: PCM's rate, AAC's bit rate.

@@ -15,8 +15,7 @@ extension RecordingPipeline {
     /// Makes the pending switch, or an automatic one that is due, at the frame at `time` when no
     /// audio has been placed past it; returns the new segment's index.
     func switchSegment(at time: UInt64, in s: inout State) -> Int? {
-        if s.pendingSwitch == nil, let segmenting = settings.segments, let duration = segmenting.duration,
-           let current = s.segments.last, Self.duration(nanoseconds: time &- current.time) >= duration {
+        if s.pendingSwitch == nil, let segmenting = settings.segments, isAutomaticSwitchDue(at: time, segmenting, in: s) {
             s.pendingSwitch = automaticSwitch(segmenting, in: s)
         }
         guard let request = s.pendingSwitch, time >= s.audioPlacedEnd else { return Int?.none }
@@ -24,6 +23,15 @@ extension RecordingPipeline {
         s.segments.append(segmentStart(path: request.path, file: request.file, overwrite: request.overwrite,
                                        orientation: request.orientation, time: time, in: s))
         return s.segments.count - 1
+    }
+
+    /// Whether the frame at `time` is at or after the current segment's duration, or the time
+    /// the encoding thread placed its switch by size at.
+    private func isAutomaticSwitchDue(at time: UInt64, _ segmenting: Segmenting, in s: State) -> Bool {
+        guard let current = s.segments.last else { return false }
+        if let duration = segmenting.duration, Self.duration(nanoseconds: time &- current.time) >= duration { return true }
+        guard let bySize = s.sizeSwitch, bySize.segment == s.segments.count - 1 else { return false }
+        return time >= bySize.time
     }
 
     /// The next automatic segment: the next name (with a number added when the pattern gives a
@@ -58,14 +66,14 @@ extension RecordingPipeline {
         }
     }
 
-    /// Asks for an automatic switch at the next frame, unless one is waiting (the writing thread,
-    /// when segment `index`'s file reaches the segment size). Only the newest segment started
-    /// switches: an older one still filling (the encoder's delay) has already been switched from.
-    func requestAutomaticSwitch(from index: Int) {
-        guard let segmenting = settings.segments else { return }
+    /// Places segment `index`'s switch by size at the first frame at or after `time`
+    /// (nanoseconds, pauses taken out): the encoding thread's prediction, refined at every
+    /// frame. Only the newest segment started switches: an older one still being encoded (the
+    /// encoder's delay) has already been switched from.
+    func requestSizeSwitch(at time: UInt64, from index: Int) {
         state.withLock { s in
-            guard s.pendingSwitch == nil, !s.stopping, index == s.segments.count - 1 else { return }
-            s.pendingSwitch = automaticSwitch(segmenting, in: s)
+            guard !s.stopping, index == s.segments.count - 1 else { return }
+            s.sizeSwitch = (index, time)
         }
     }
 

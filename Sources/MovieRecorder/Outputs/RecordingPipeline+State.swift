@@ -37,6 +37,9 @@ extension RecordingPipeline {
         var segments: [SegmentStart] = []
         /// A switch asked for and not made yet.
         var pendingSwitch: SwitchRequest?
+        /// Where the encoding thread places the switch by size: the segment it ends, and the
+        /// time (nanoseconds) at or after which a frame starts the next one.
+        var sizeSwitch: (segment: Int, time: UInt64)?
         /// The orientation the next automatic segment carries.
         var orientation: VideoOrientation
         /// Where the audio placed so far ends on the timeline (nanoseconds): a switch is never
