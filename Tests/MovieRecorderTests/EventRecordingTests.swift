@@ -237,7 +237,8 @@ extension RealTimeMetadataTestGroup {
 
         /// Writes each line of `replay` (raw x y z) into the tree's raw files, each put in place
         /// whole, an axis at a time 0–8 ms apart as a driver updates them (so a poll may read a
-        /// line torn), then held 40 ms: four polls of each reading.
+        /// line torn), then held 100 ms: ten polls of each reading, so a polling thread that a
+        /// loaded machine wakes late still reads every line whole.
         static func replay(_ replay: String, into device: String) async throws {
             var random = SystemRandomNumberGenerator()
             for line in try String(contentsOfFile: replay, encoding: .utf8).split(separator: "\n") {
@@ -247,7 +248,7 @@ extension RealTimeMetadataTestGroup {
                     guard rename(path + ".new", path) == 0 else { throw POSIXError(.EIO) }
                     try await Task.sleep(for: .milliseconds(Int.random(in: 0...8, using: &random)))
                 }
-                try await Task.sleep(for: .milliseconds(40))
+                try await Task.sleep(for: .milliseconds(100))
             }
         }
 
