@@ -10,7 +10,7 @@ enum LiveCommand {
     static let usage = """
         live [--video DEVICE|testsrc|FILE] [--audio DEVICE|tone|FILE.wav|none] [--size WxH] [--fps N[/D]]
              [--rotation A] [--mirror] [--gravity iio[:NAME|:PATH] | manual] [--mounting …] [--duration S]
-             [--live HOST:PORT] [--live-size WxH] [--live-token T] [--hls-directory DIR [--hls-window N]]
+             [--live HOST:PORT] [--live-size WxH] [--live-token T] [--hls-directory DIR [--hls-window N] [--hls-mode MODE]]
             Serve what the camera sees without recording it: a page that plays it in a browser
             (turned level, its latency measured), the raw fMP4 stream, and Low-Latency HLS for
             Safari, hls.js, ffmpeg and other players. --live gives the address (default
@@ -18,7 +18,8 @@ enum LiveCommand {
             carry). The stream is scaled to fit --live-size (default 640x360) and encoded with
             x264's zerolatency tune. --hls-directory also writes HLS segments and a playlist of
             --hls-window segments (default 6; 0 for an EVENT playlist) into DIR, for a static web
-            server. The page's address is printed; Ctrl-C or SIGTERM stops, or --duration S.
+            server, its files --hls-mode (octal, default 0600: 0644 for a server running as another
+            user). The page's address is printed; Ctrl-C or SIGTERM stops, or --duration S.
         """
 }
 
@@ -47,10 +48,11 @@ func live(_ arguments: Arguments) async throws -> Int32 {
     await view.stop()
     await service.stopObservingRotation()
     withExtendedLifetime(observer) {}
-    if let error = view.output.lastError ?? view.directory?.error {
+    if let error = view.output.lastError {
         standardError("movrec: \(error)")
         return 1
     }
+    if view.directory?.error != nil { return 1 }  // printed when it happened
     standardError("movrec: streamed \(view.output.streamedFrameCount) frames, \(view.output.droppedFrameCount) left out")
     return 0
 }

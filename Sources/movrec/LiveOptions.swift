@@ -1,7 +1,7 @@
 import MovieRecorder
 
 /// The live view options `movrec record` and `movrec live` share: where to serve it, the size of
-/// its picture, an access token, and a directory to write HLS into.
+/// its picture, an access token, and a directory to write HLS into with its files' mode.
 struct LiveOptions {
     /// `--live HOST:PORT`: serve the live view there.
     var address: (host: String, port: Int)?
@@ -12,6 +12,8 @@ struct LiveOptions {
     /// `--hls-directory DIR`: write HLS there; `--hls-window N` segments (0 for an EVENT playlist).
     var hlsDirectory: String?
     var hlsWindow: Int?
+    /// `--hls-mode MODE`: the HLS files' permission bits in octal (0600 unless given).
+    var hlsMode: UInt32?
 
     var isRequested: Bool { address != nil || hlsDirectory != nil }
 
@@ -23,6 +25,7 @@ struct LiveOptions {
         token = try args.option("--live-token")
         hlsDirectory = try args.option("--hls-directory")
         let windowText = try args.option("--hls-window")
+        let modeText = try args.option("--hls-mode")
         address = try (liveText ?? (defaultAddress ? "127.0.0.1:8080" : nil)).map(Self.address)
         size = try sizeText.map { text in
             do { return try RecordOptions.size(text) } catch { throw Arguments.UsageError(description: "--live-size \(text) is not WIDTHxHEIGHT, such as 640x360") }
@@ -33,9 +36,25 @@ struct LiveOptions {
             }
             return count
         }
+        hlsMode = try modeText.map(Self.fileMode)
         if !isRequested && (size != nil || token != nil || hlsWindow != nil) {
             throw Arguments.UsageError(description: "--live-size, --live-token and --hls-window need --live or --hls-directory")
         }
+        if hlsMode != nil && hlsDirectory == nil {
+            throw Arguments.UsageError(description: "--hls-mode needs --hls-directory")
+        }
+    }
+
+    /// `--hls-mode`'s octal permission bits, such as `0644`: within 0777, and not writable by
+    /// every user (anyone could change the stream).
+    static func fileMode(_ text: String) throws -> UInt32 {
+        guard (1...4).contains(text.count), text.allSatisfy({ ("0"..."7").contains($0) }), let mode = UInt32(text, radix: 8), mode <= 0o777 else {
+            throw Arguments.UsageError(description: "--hls-mode \(text) is not an octal file mode such as 0600 or 0644")
+        }
+        guard mode & 0o002 == 0 else {
+            throw Arguments.UsageError(description: "--hls-mode \(text) would let every user change the HLS files; give one such as 0644")
+        }
+        return mode
     }
 
     /// `HOST:PORT`, `[IPv6]:PORT` or `PORT` (on 127.0.0.1).
@@ -66,11 +85,13 @@ struct LiveOptions {
     }
 }
 
-/// The live view of a running command: the output, its server and its HLS directory.
+/// The live view of a running command: the output, its server and its HLS directory, with a
+/// task that prints the directory's failure when it happens.
 struct LiveView {
     let output: LiveStreamOutput
     let server: LiveViewServer?
     let directory: HLSDirectoryWriter?
+    let directoryWatch: Task<Void, Never>?
 
     /// Adds a live stream output to `service` and starts serving it as `options` ask; prints
     /// the page's address.
@@ -80,16 +101,22 @@ struct LiveView {
         try await service.addOutput(output)
         let server = try options.address.map { try LiveViewServer(output: output, host: $0.host, port: $0.port, accessToken: options.token) }
         let directory = try options.hlsDirectory.map {
-            try HLSDirectoryWriter(output: output, directory: $0, windowSegments: options.hlsWindow == 0 ? nil : options.hlsWindow ?? 6)
+            try HLSDirectoryWriter(output: output, directory: $0, windowSegments: options.hlsWindow == 0 ? nil : options.hlsWindow ?? 6,
+                                   fileMode: options.hlsMode ?? 0o600)
         }
         if let server { standardError("movrec: live view at \(server.url)") }
         if let directory { standardError("movrec: HLS in \(directory.directory)/live.m3u8") }
-        return LiveView(output: output, server: server, directory: directory)
+        // The command goes on (the recording, the server); the failure is said as it happens.
+        let watch = directory.map { directory in
+            Task { for await error in directory.errors { standardError("movrec: \(error)") } }
+        }
+        return LiveView(output: output, server: server, directory: directory, directoryWatch: watch)
     }
 
-    /// Stops serving and writing.
+    /// Stops serving and writing; a failure of the directory's is printed by then.
     func stop() async {
         await server?.stop()
         await directory?.stop()
+        await directoryWatch?.value
     }
 }

@@ -53,7 +53,7 @@ struct RecordOptions {
     /// `--photo-every S` and `--photo-directory DIR`: photos taken while recording.
     var photoEvery: Duration?
     var photoDirectory: String?
-    /// `--live`, `--live-size`, `--live-token`, `--hls-directory`, `--hls-window`.
+    /// `--live`, `--live-size`, `--live-token`, `--hls-directory`, `--hls-window`, `--hls-mode`.
     var live: LiveOptions
     /// `--gps [HOST:PORT]`: gpsd's address for a timed location track.
     var gps: (host: String, port: UInt16)?

@@ -38,6 +38,7 @@ extension LiveViewTestGroup {
             let files = try FileManager.default.contentsOfDirectory(atPath: hls)
             #expect(files.filter { $0.hasPrefix("seg-") }.count <= 6, "files beyond the window and its grace are deleted: \(files.sorted())")
             #expect(!files.contains { $0.hasPrefix(".movrec-publish-") }, "no temporary file is left")
+            #expect(files.allSatisfy { permissionBits(hls + "/" + $0) == 0o600 }, "the owner's alone by default: \(files.map { permissionBits(hls + "/" + $0) })")
             #expect(playlist.hasSuffix("#EXT-X-ENDLIST\n"), "a stopped stream leaves a finished playlist")
             let read = try run("ffmpeg", ["-v", "error", "-i", hls + "/live.m3u8", "-t", "10", "-f", "null", "-"])
             #expect(read.status == 0 && read.error.isEmpty, "\(read.error.suffix(400))")

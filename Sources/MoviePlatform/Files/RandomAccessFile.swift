@@ -55,9 +55,10 @@ package final class RandomAccessFile: MovieByteSink, MovieByteSource, MovieScrat
     /// since reading a FIFO with no writer would block forever. The file is opened with
     /// `O_NONBLOCK` (which regular files ignore) so that even a FIFO that appears between the
     /// check and the `open` cannot block it.
+    /// A file created gets `permissions` (0644 unless asked otherwise) less the process's umask.
     /// - Throws: ``FileError`` naming the path and the step; ``FileError/Code/notRegularFile``
     ///   for anything but a regular file.
-    package init(path: String, mode: Mode) throws {
+    package init(path: String, mode: Mode, permissions: UInt32 = 0o644) throws {
         self.path = path
         let step = mode == .read || mode == .update ? "opening" : "creating"
         var existing = stat()
@@ -69,7 +70,7 @@ package final class RandomAccessFile: MovieByteSink, MovieByteSource, MovieScrat
         case .createNew: flags = O_RDWR | O_CREAT | O_EXCL
         case .createOrTruncate: flags = O_RDWR | O_CREAT | O_TRUNC
         }
-        let opened = SystemCall.retrying { open(path, flags | O_CLOEXEC | O_NONBLOCK, 0o644) }
+        let opened = SystemCall.retrying { open(path, flags | O_CLOEXEC | O_NONBLOCK, mode_t(permissions)) }
         let fd: Int32
         switch opened {
         case .success(let descriptor): fd = descriptor
@@ -170,6 +171,17 @@ package final class RandomAccessFile: MovieByteSink, MovieByteSource, MovieScrat
     package func using<Result>(_ step: String, _ body: (Int32) throws -> Result) throws -> Result {
         guard let result = try descriptor.borrow(body) else { throw FileError(path: path, step: step, errno: EBADF) }
         return result
+    }
+
+    /// Sets the file's permission bits to exactly `permissions` (the umask does not apply), such
+    /// as 0o600. The corresponding C function is `fchmod`.
+    /// - Throws: ``FileError`` naming the path and the mode.
+    package func setPermissions(_ permissions: UInt32) throws {
+        try using("setting permissions") { fd in
+            if case .failure(let error) = SystemCall.retrying({ fchmod(fd, mode_t(permissions)) }) {
+                throw FileError(path: path, step: "setting its permissions to 0\(String(permissions, radix: 8))", errno: error.rawValue)
+            }
+        }
     }
 
     /// The file's size in bytes.

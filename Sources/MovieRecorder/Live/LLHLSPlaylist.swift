@@ -64,13 +64,15 @@ struct LLHLSPlaylist {
         return (last.sequenceNumber, last.parts.filter(\.isComplete).count)
     }
 
-    private func format(_ seconds: Double) -> String {
+    /// Seconds to the millisecond, as `EXTINF` and `PART-TARGET` take them.
+    func format(_ seconds: Double) -> String {
         let thousandths = Int((seconds * 1000).rounded())
         let fraction = String(thousandths % 1000)
         return "\(thousandths / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
     }
 
-    private func date(_ unixNanoseconds: UInt64) -> String {
+    /// A capture time as `EXT-X-PROGRAM-DATE-TIME` takes it: ISO 8601, to the millisecond.
+    func date(_ unixNanoseconds: UInt64) -> String {
         let time = QuickTimeTimestamp(unixSeconds: Int64(unixNanoseconds / 1_000_000_000))
         return MetadataItem.iso8601(time, milliseconds: Int(unixNanoseconds / 1_000_000 % 1000))
     }
