@@ -17,6 +17,10 @@ frontend bundles hls.js 1.6), downloaded once into DIR. Prints one JSON object.
 """
 import argparse, json, os, shutil, signal, socket, subprocess, sys, tempfile, time, urllib.parse
 
+# The live view's access token for the measured server (16 characters at least), given through
+# the environment as a user would, never on the command line.
+TOKEN = "latency-measurement-token"
+
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Tests", "LiveView"))
 from browser import Browser  # noqa: E402
 from hlsjs import hls_js_directory  # noqa: E402
@@ -80,15 +84,15 @@ def run_contender(name, args, hls_dir):
     else:
         producer = subprocess.Popen(
             [args.movrec, "record", os.path.join(work, "clip.mov"), "--video", "testsrc", "--size", "1280x720", "--audio", "tone",
-             "--duration", str(length), "--live", f"127.0.0.1:{port}", "--live-token", "latency", "--quiet", "--overwrite"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+             "--duration", str(length), "--live", f"127.0.0.1:{port}", "--quiet", "--overwrite"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=dict(os.environ, MOVREC_LIVE_TOKEN=TOKEN))
         time.sleep(1.5)
         # hls.js's page is of another origin, which only a server with a token lets read.
-        src = f"http://127.0.0.1:{port}/hls/live.m3u8?token=latency"
+        src = f"http://127.0.0.1:{port}/hls/live.m3u8?token={TOKEN}"
     browser = Browser(800, 600)
     try:
         if name.startswith("mse"):
-            values = measure(browser, f"http://127.0.0.1:{port}/?token=latency", "window.liveView && liveView.frames > 30",
+            values = measure(browser, f"http://127.0.0.1:{port}/?token={TOKEN}", "window.liveView && liveView.frames > 30",
                              "liveView.latencies", args.seconds,
                              setup="document.getElementById('sound').click()" if name == "mse+sound" else None)
         else:

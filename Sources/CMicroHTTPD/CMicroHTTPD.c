@@ -34,8 +34,11 @@ CLINUX_LAZY_LIBRARY(CMicroHTTPD_load, "libmicrohttpd.so.12", CMICROHTTPD_FUNCTIO
 
 struct MHD_Daemon *CMicroHTTPD_start(const struct sockaddr *address, int ipv6, unsigned int connectionLimit,
                                      unsigned int perAddressLimit, unsigned int idleSeconds, size_t memoryLimit,
-                                     MHD_AccessHandlerCallback handler, void *context) {
+                                     MHD_AccessHandlerCallback handler, MHD_NotifyConnectionCallback notify,
+                                     MHD_RequestCompletedCallback completed, void *context) {
     struct MHD_OptionItem options[] = {
+        {MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)notify, context},
+        {MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)completed, context},
         {MHD_OPTION_SOCK_ADDR, 0, (void *)address},
         {MHD_OPTION_CONNECTION_LIMIT, connectionLimit, NULL},
         {MHD_OPTION_PER_IP_CONNECTION_LIMIT, perAddressLimit, NULL},
@@ -69,6 +72,13 @@ int CMicroHTTPD_clientAddress(struct MHD_Connection *connection, char *text, siz
     const void *bytes = address->sa_family == AF_INET6 ? (const void *)&((const struct sockaddr_in6 *)address)->sin6_addr
                                                        : (const void *)&((const struct sockaddr_in *)address)->sin_addr;
     return inet_ntop(address->sa_family, bytes, text, (socklen_t)size) == NULL ? -1 : 0;
+}
+
+int CMicroHTTPD_socket(struct MHD_Connection *connection) {
+    typedef const union MHD_ConnectionInfo *(*Info)(struct MHD_Connection *, enum MHD_ConnectionInfoType, ...);
+    Info info = (Info)CLINUX_LAZY_FUNCTION(MHD_get_connection_info);
+    const union MHD_ConnectionInfo *found = info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return found == NULL ? -1 : found->connect_fd;
 }
 
 int CMicroHTTPD_limitConnection(struct MHD_Connection *connection, int sendBuffer, unsigned int idleSeconds) {

@@ -10,12 +10,15 @@ enum LiveCommand {
     static let usage = """
         live [--video DEVICE|testsrc|FILE] [--audio DEVICE|tone|FILE.wav|none] [--size WxH] [--fps N[/D]]
              [--rotation A] [--mirror] [--gravity iio[:NAME|:PATH] | manual] [--mounting …] [--duration S]
-             [--live HOST:PORT] [--live-size WxH] [--live-token T] [--hls-directory DIR [--hls-window N] [--hls-mode MODE]]
+             [--live HOST:PORT] [--live-size WxH] [--live-token-file PATH] [--print-token] [--hls-directory DIR [--hls-window N] [--hls-mode MODE]]
             Serve what the camera sees without recording it: a page that plays it in a browser
             (turned level, its latency measured), the raw fMP4 stream, and Low-Latency HLS for
             Safari, hls.js, ffmpeg and other players. --live gives the address (default
-            127.0.0.1:8080; any other address needs --live-token, which every request must then
-            carry). The stream is scaled to fit --live-size (default 640x360) and encoded with
+            127.0.0.1:8080; any other address needs an access token of 16 or more characters,
+            which every request must then carry: --live-token-file PATH reads it from PATH's first
+            line (a file only its owner may read; made with a random token when it does not exist),
+            or MOVREC_LIVE_TOKEN gives it; the printed address leaves it out unless --print-token).
+            The stream is scaled to fit --live-size (default 640x360) and encoded with
             x264's zerolatency tune. --hls-directory also writes HLS segments and a playlist of
             --hls-window segments (default 6; 0 for an EVENT playlist) into DIR, for a static web
             server, its files --hls-mode (octal, default 0600: 0644 for a server running as another

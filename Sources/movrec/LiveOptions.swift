@@ -1,4 +1,8 @@
+import MoviePlatform
 import MovieRecorder
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The live view options `movrec record` and `movrec live` share: where to serve it, the size of
 /// its picture, an access token, and a directory to write HLS into with its files' mode.
@@ -7,8 +11,13 @@ struct LiveOptions {
     var address: (host: String, port: Int)?
     /// `--live-size WxH`: the largest picture the stream carries.
     var size: (width: Int, height: Int)?
-    /// `--live-token T`: the access token, required for an address other than loopback.
+    /// The access token, required for an address other than loopback: from `--live-token-file
+    /// PATH`, `MOVREC_LIVE_TOKEN`, or the deprecated `--live-token T`.
     var token: String?
+    /// `--print-token`: the printed address carries the token.
+    var printsToken = false
+    /// What to say on standard error before starting: a token file made, a deprecated option.
+    var notices: [String] = []
     /// `--hls-directory DIR`: write HLS there; `--hls-window N` segments (0 for an EVENT playlist).
     var hlsDirectory: String?
     var hlsWindow: Int?
@@ -22,7 +31,9 @@ struct LiveOptions {
     init(taking args: inout Arguments, defaultAddress: Bool) throws {
         let liveText = try args.option("--live")
         let sizeText = try args.option("--live-size")
-        token = try args.option("--live-token")
+        let tokenText = try args.option("--live-token")
+        let tokenFile = try args.option("--live-token-file")
+        printsToken = args.flag("--print-token")
         hlsDirectory = try args.option("--hls-directory")
         let windowText = try args.option("--hls-window")
         let modeText = try args.option("--hls-mode")
@@ -37,11 +48,52 @@ struct LiveOptions {
             return count
         }
         hlsMode = try modeText.map(Self.fileMode)
-        if !isRequested && (size != nil || token != nil || hlsWindow != nil) {
-            throw Arguments.UsageError(description: "--live-size, --live-token and --hls-window need --live or --hls-directory")
-        }
         if hlsMode != nil && hlsDirectory == nil {
             throw Arguments.UsageError(description: "--hls-mode needs --hls-directory")
+        }
+        if !isRequested && (size != nil || tokenText != nil || tokenFile != nil || printsToken || hlsWindow != nil) {
+            throw Arguments.UsageError(description: "--live-size, --live-token-file, --print-token and --hls-window need --live or --hls-directory")
+        }
+        guard address != nil else {
+            if tokenText != nil || tokenFile != nil || printsToken {
+                throw Arguments.UsageError(description: "--live-token-file and --print-token need --live: only the server asks for the token")
+            }
+            return
+        }
+        try takeToken(option: tokenText, file: tokenFile, environment: getenv("MOVREC_LIVE_TOKEN").map { String(cString: $0) })
+    }
+
+    /// The token from the one place it is given: `--live-token-file` (made, private, when the
+    /// file does not exist), `MOVREC_LIVE_TOKEN`, or `--live-token` (which every local user can
+    /// read in /proc, so it is said to be deprecated). At least 16 characters.
+    private mutating func takeToken(option: String?, file: String?, environment: String?) throws {
+        if option != nil && file != nil {
+            throw Arguments.UsageError(description: "--live-token and --live-token-file name two tokens; give one (--live-token-file)")
+        }
+        if let file {
+            do {
+                if let line = try SecretFile.firstLine(of: file) {
+                    token = line
+                } else {
+                    let made = LiveViewServer.makeAccessToken()
+                    try SecretFile.create(file, holding: made)
+                    notices.append("movrec: wrote a new access token to \(file) (readable by this user only)")
+                    token = made
+                }
+            } catch {
+                throw Arguments.UsageError(description: "--live-token-file: \(error)")
+            }
+        } else if let option {
+            notices.append("movrec: --live-token shows the token to every local user (in /proc); "
+                           + "use --live-token-file PATH or MOVREC_LIVE_TOKEN instead")
+            token = option
+        } else {
+            token = environment
+        }
+        if let token, token.count < LiveViewServer.minimumAccessTokenLength {
+            let source = file.map { "the token in \($0)" } ?? (option != nil ? "--live-token" : "MOVREC_LIVE_TOKEN")
+            throw Arguments.UsageError(description: "\(source) has \(token.count) characters; an access token needs at least "
+                                       + "\(LiveViewServer.minimumAccessTokenLength) (--live-token-file PATH makes one when PATH does not exist)")
         }
     }
 
@@ -104,7 +156,8 @@ struct LiveView {
             try HLSDirectoryWriter(output: output, directory: $0, windowSegments: options.hlsWindow == 0 ? nil : options.hlsWindow ?? 6,
                                    fileMode: options.hlsMode ?? 0o600)
         }
-        if let server { standardError("movrec: live view at \(server.url)") }
+        for notice in options.notices { standardError(notice) }
+        if let server { standardError("movrec: live view at \(options.printsToken ? server.url : server.urlWithoutToken)") }
         if let directory { standardError("movrec: HLS in \(directory.directory)/live.m3u8") }
         // The command goes on (the recording, the server); the failure is said as it happens.
         let watch = directory.map { directory in

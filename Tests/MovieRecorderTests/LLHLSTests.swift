@@ -180,11 +180,11 @@ extension LiveViewTestGroup {
         /// The URIs in the playlist carry the token.
         @Test func hlsJSPlaysTheLivePlaylistInLowLatencyMode() async throws {
             // hls.js runs in a page of another origin, which only a server with a token lets read.
-            let live = try await LiveSession.start(accessToken: "hls-js")
+            let live = try await LiveSession.start(accessToken: "hls-js-token-0123456789")
             defer { Task { await live.stop() } }
-            _ = try httpGet(live.base + "/hls/live.m3u8?_HLS_msn=1&token=hls-js")
+            _ = try httpGet(live.base + "/hls/live.m3u8?_HLS_msn=1&token=hls-js-token-0123456789")
             let script = URL(fileURLWithPath: browserScript).deletingLastPathComponent().appendingPathComponent("hlsjs.py").path
-            let played = try run("/usr/bin/env", ["python3", script, live.base + "/hls/live.m3u8?token=hls-js", "--seconds", "3"])
+            let played = try run("/usr/bin/env", ["python3", script, live.base + "/hls/live.m3u8?token=hls-js-token-0123456789", "--seconds", "3"])
             let report = try JSONSerialization.jsonObject(with: played.outputData) as? [String: Any] ?? [:]
             #expect(report["played"] as? Bool == true && report["fatal"] is NSNull, "\(report) \(played.error.suffix(300))")
             let behind = report["behind"] as? Double ?? .infinity

@@ -72,5 +72,39 @@ extension LiveViewTestGroup {
             let open = try run(movrec, ["live", "--video", "testsrc", "--live", "192.0.2.1:8080", "--duration", "1"])
             #expect(open.status == 1 && open.error.contains("needs an access token"), "\(open.error)")
         }
+
+        /// The token comes from a private file (made with a random token when missing) or the
+        /// environment, is at least 16 characters, and is never printed unless asked; an empty
+        /// or short one, or a file others may read, is a usage error.
+        @Test func theTokenComesFromAFileOrTheEnvironmentAndIsNeverPrinted() throws {
+            let directory = try TemporaryDirectory()
+            defer { directory.cleanUp() }
+            let movrec = try movrecPath(), file = directory.file("token")
+            let live = ["live", "--video", "testsrc", "--audio", "none", "--duration", "0.5", "--live"]
+            let made = try run(movrec, live + ["127.0.0.1:\(try freePort())", "--live-token-file", file])
+            let token = try String(contentsOfFile: file, encoding: .utf8).trimmingCharacters(in: .newlines)
+            let mode = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int
+            #expect(made.status == 0 && made.error.contains("wrote a new access token to \(file)"), "\(made.error)")
+            #expect(token.count == 32 && mode == 0o600, "\(token.count) characters, mode \(String(mode ?? 0, radix: 8))")
+            #expect(!made.error.contains(token) && !made.output.contains(token), "the token is never printed")
+            let port = try freePort()
+            let printed = try run(movrec, live + ["127.0.0.1:\(port)", "--live-token-file", file, "--print-token"])
+            #expect(printed.error.contains("live view at http://127.0.0.1:\(port)/?token=\(token)"), "\(printed.error)")
+            let fromEnvironment = try run("/usr/bin/env", ["MOVREC_LIVE_TOKEN=from-the-environment-0123", movrec] + live + ["127.0.0.1:\(try freePort())"])
+            #expect(fromEnvironment.status == 0 && !fromEnvironment.error.contains("from-the-environment"), "\(fromEnvironment.error)")
+            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file)
+            for (arguments, environment, expected) in [
+                (["--live-token-file", file], "", "may be read or written by others"),
+                (["--live-token="], "", "--live-token has 0 characters"),
+                (["--live-token", "fifteen-chars15"], "", "--live-token has 15 characters"),
+                ([], "MOVREC_LIVE_TOKEN=short", "MOVREC_LIVE_TOKEN has 5 characters"),
+                (["--live-token", "a-token-of-twenty-chars", "--live-token-file", file], "", "name two tokens"),
+            ] {
+                let result = try run("/usr/bin/env", [environment].filter { !$0.isEmpty } + [movrec] + live + ["127.0.0.1:\(port)"] + arguments)
+                #expect(result.status == 2 && result.error.contains(expected), "\(arguments): \(result.status) \(result.error)")
+            }
+            let deprecated = try run(movrec, live + ["127.0.0.1:\(try freePort())", "--live-token", "a-token-of-twenty-chars"])
+            #expect(deprecated.status == 0 && deprecated.error.contains("use --live-token-file PATH or MOVREC_LIVE_TOKEN"), "\(deprecated.error)")
+        }
     }
 }

@@ -82,6 +82,38 @@ extension LiveViewTestGroup {
             #expect(recorded.isPlayable && recorded.droppedFrameCount == 0, "\(recorded)")
         }
 
+        /// 64 connections from 127.0.0.2–5 whose request heads trickle a byte every 4 seconds, and
+        /// come back as soon as they are closed, cannot lock out a viewer on 127.0.0.1: each is
+        /// closed 5 seconds after its accept, and a viewer's whole request gets in at once.
+        @Test func slowHeadersFromFourAddressesCannotLockAViewerOut() async throws {
+            let live = try await LiveSession.start(audio: false)
+            let script = URL(fileURLWithPath: browserScript).deletingLastPathComponent().appendingPathComponent("slowheaders.py").path
+            let attack = try run("/usr/bin/env", ["python3", script, String(live.server.port), "--seconds", "12"])
+            let after = try httpGet(live.base + "/status.json")
+            await live.stop()
+            let report = try #require(try JSONSerialization.jsonObject(with: attack.outputData) as? [String: Any], "\(attack.error)")
+            let latencies = report["latencies"] as? [Double?] ?? []
+            let statuses = report["statuses"] as? [Int] ?? []
+            #expect((report["mostHeld"] as? Int ?? 0) >= 60, "the attack held the slots: \(report)")
+            #expect((report["closedByServer"] as? Int ?? 0) >= 64, "the server closed the trickling heads: \(report)")
+            #expect(latencies.count >= 10 && statuses.allSatisfy { $0 == 200 }, "\(report)")
+            #expect(latencies.allSatisfy { ($0 ?? 99) <= 1.0 }, "every status.json within 1 s: \(latencies)")
+            #expect(after.status == 200)
+        }
+
+        /// An access token is at least 16 characters: an empty or shorter one is refused, as it
+        /// could be guessed (an empty one matched `?token=`); a made one is 32 and never repeats.
+        @Test func shortAndEmptyTokensAreRefused() throws {
+            let output = LiveStreamOutput()
+            for token in ["", "fifteen-chars15"] {
+                #expect(throws: LiveViewError.self, "\(token.count) characters") { try LiveViewServer(output: output, port: 0, accessToken: token) }
+            }
+            let made = LiveViewServer.makeAccessToken()
+            #expect(made.count == 32 && made != LiveViewServer.makeAccessToken())
+            let server = try LiveViewServer(output: output, port: 0, accessToken: made)
+            #expect(server.url == server.urlWithoutToken + "?token=" + made && !server.urlWithoutToken.contains(made))
+        }
+
         /// Only GET and HEAD; unknown paths 404; HEAD answers without a body.
         @Test func methodsAndPaths() async throws {
             let live = try await LiveSession.start(audio: false)
@@ -97,17 +129,17 @@ extension LiveViewTestGroup {
         /// With a token, every request needs it, as a query or a bearer header; an address other than
         /// loopback is refused without one.
         @Test func anAccessTokenGuardsEveryRequest() async throws {
-            let live = try await LiveSession.start(audio: false, accessToken: "s3cret-token")
+            let live = try await LiveSession.start(audio: false, accessToken: "s3cret-token-0123456789")
             defer { Task { await live.stop() } }
-            #expect(live.server.url.hasSuffix("/?token=s3cret-token"))
+            #expect(live.server.url.hasSuffix("/?token=s3cret-token-0123456789"))
             #expect(try httpGet(live.base + "/status.json").status == 401)
             #expect(try httpGet(live.base + "/status.json?token=wrong-token").status == 401)
-            #expect(try httpGet(live.base + "/status.json?token=s3cret-token").status == 200)
-            let bearer = try run("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "-H", "Authorization: Bearer s3cret-token",
+            #expect(try httpGet(live.base + "/status.json?token=s3cret-token-0123456789").status == 200)
+            let bearer = try run("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "-H", "Authorization: Bearer s3cret-token-0123456789",
                                                    live.base + "/hls/live.m3u8?_HLS_msn=1"])
             #expect(bearer.output == "200")
-            let playlist = try httpGet(live.base + "/hls/live.m3u8?token=s3cret-token")
-            #expect(String(decoding: playlist.body, as: UTF8.self).contains("init-1.mp4?token=s3cret-token"), "URIs carry the token")
+            let playlist = try httpGet(live.base + "/hls/live.m3u8?token=s3cret-token-0123456789")
+            #expect(String(decoding: playlist.body, as: UTF8.self).contains("init-1.mp4?token=s3cret-token-0123456789"), "URIs carry the token")
             #expect(throws: LiveViewError.self) { try LiveViewServer(output: live.live, host: "192.0.2.1", port: 0) }
             #expect(throws: LiveViewError.self) { try LiveViewServer(output: live.live, port: 0, accessToken: "has space") }
             #expect(throws: LiveViewError.self) { try LiveViewServer(output: live.live, host: "not-an-address", port: 0) }

@@ -17,10 +17,15 @@ const char *CMicroHTTPD_load(void);
 // Starts a daemon listening on `address` (a sockaddr_in, or a sockaddr_in6 when `ipv6`), each
 // connection served on a thread of its own, with the limits given: connections in all and per
 // client address, seconds a connection may stay idle, and bytes of memory a connection may use
-// for its request (its headers must fit). Returns NULL when it cannot start (errno says why).
+// for its request (its headers must fit). `notify` hears of each connection as it opens and
+// closes (before its socket is closed), `completed` of each request's end. Returns NULL when it cannot start (errno says why).
 struct MHD_Daemon *CMicroHTTPD_start(const struct sockaddr *address, int ipv6, unsigned int connectionLimit,
                                      unsigned int perAddressLimit, unsigned int idleSeconds, size_t memoryLimit,
-                                     MHD_AccessHandlerCallback handler, void *context);
+                                     MHD_AccessHandlerCallback handler, MHD_NotifyConnectionCallback notify,
+                                     MHD_RequestCompletedCallback completed, void *context);
+
+// The connection's socket, or -1.
+int CMicroHTTPD_socket(struct MHD_Connection *connection);
 
 // The port a started daemon listens on (useful after asking for port 0).
 uint16_t CMicroHTTPD_port(struct MHD_Daemon *daemon);
