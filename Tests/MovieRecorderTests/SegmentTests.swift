@@ -313,20 +313,20 @@ import Testing
     /// the current one are fragmented movies repair finishes. The newest file alone may hold no
     /// fragment yet, or be empty (a kill before its first frame is encoded, as for a single
     /// recording), and repair then says so with its typed error.
-    @Test(arguments: [3.15, 3.45, 3.75])
-    func aKillLeavesEarlierSegmentsFinishedAndTheRestRepairable(after seconds: Double) throws {
+    ///
+    /// The kill comes `seconds` after movrec says the third file has its first frame, so at
+    /// least three files are there however long a sanitized movrec takes to start.
+    @Test(arguments: [0.15, 0.45, 0.75])
+    func aKillLeavesEarlierSegmentsFinishedAndTheRestRepairable(intoTheThirdFile seconds: Double) async throws {
         let dir = try TemporaryDirectory()
         defer { dir.cleanUp() }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try movrecPath())
-        process.arguments = ["record", dir.file("kill-%03d.mov"), "--video", "testsrc", "--audio", "tone", "--size", "320x240",
-                             "--segment-duration", "1", "--quiet"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        Thread.sleep(forTimeInterval: seconds)
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        let movrec = try RunningProgram(try movrecPath(), ["record", dir.file("kill-%03d.mov"), "--video", "testsrc", "--audio", "tone",
+                                                           "--size", "320x240", "--segment-duration", "1", "--quiet"])
+        defer { movrec.killIfRunning() }
+        let third = await movrec.waitForError(containing: "movrec: recording to \(dir.file("kill-002.mov"))")
+        #expect(third, "movrec did not start a third file: \(movrec.error)")
+        try await Task.sleep(for: .seconds(seconds))
+        movrec.killIfRunning()
         let files = try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted()
         #expect(files.count >= 3, "\(files)")
         for (index, name) in files.enumerated() {
