@@ -245,17 +245,19 @@ import Testing
         await service.observeRotation(of: observer)
         try observer.setCamera(camera, mounting: CameraMounting(position: .back))
         try await service.session.startRunning()
+        let events = RecordingEvents(of: movie)
         try await movie.startRecording(toSegments: try SegmentFileNames(pattern: dir.file("turn-%d.mov")))
-        try await Task.sleep(for: .milliseconds(1000))
+        // The turn once the first file has its first frame; the stop once the second has its
+        // own, the first frame after the turn (the turn reaches the output on the service's task).
+        #expect(await events.waitForStart())
         gravity.setRotation(clockwiseDegrees: 90)
-        try await Task.sleep(for: .milliseconds(1000))
+        #expect(await eventually { movie.videoRotationAngle == 90 })
+        #expect(await events.waitForSegment(dir.file("turn-1.mov")), "no file after the turn")
         let last = try #require(await movie.stopRecording())
         await service.session.stopRunning()
         await service.stopObservingRotation()
-        var finished: [RecordingResult] = []
-        for await event in movie.events {
-            if case .didFinishSegment(let result) = event { finished.append(result) }
-            if case .didFinishRecording = event { break }
+        let finished = await events.untilFinished().compactMap { event -> RecordingResult? in
+            if case .didFinishSegment(let result) = event { result } else { nil }
         }
         let first = try #require(finished.first)
         #expect(finished.count == 1 && first.path == dir.file("turn-0.mov") && last.path == dir.file("turn-1.mov"))
