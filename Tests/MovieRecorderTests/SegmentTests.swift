@@ -283,15 +283,19 @@ import Testing
             try config.addOutput(output)
         }
         try await session.startRunning()
+        let events = RecordingEvents(of: output)
         try await output.startRecording(to: dir.file("a.mov"))
-        try await Task.sleep(for: .milliseconds(700))
+        // 0.7 s written into each file: the switch once a.mov holds them, the stop once b.mov does.
+        #expect(await eventually { output.recordedDuration >= .milliseconds(700) }, "\(output.recordedDuration) recorded")
+        let atSwitch = output.recordedDuration
         try await output.startRecording(to: dir.file("b.mov"))
         await #expect(throws: RecordingError.self) { try await output.startRecording(to: dir.file("b.mov")) }
-        try await Task.sleep(for: .milliseconds(700))
+        #expect(await events.waitForSegment(dir.file("b.mov")), "no switch to b.mov")
+        #expect(await eventually { output.recordedDuration >= atSwitch + .milliseconds(700) }, "\(output.recordedDuration) recorded")
         let last = try #require(await output.stopRecording())
         await session.stopRunning()
         var kinds: [String] = []
-        for await event in output.events {
+        for event in await events.untilFinished() {
             switch event {
             case .didStartRecording(let path, _): kinds.append("start " + (path as NSString).lastPathComponent)
             case .didStartSegment(let path): kinds.append("segment " + (path as NSString).lastPathComponent)
@@ -299,7 +303,6 @@ import Testing
             case .didFinishRecording(let result): kinds.append("end " + (result.path as NSString).lastPathComponent)
             default: break
             }
-            if kinds.last?.hasPrefix("end") == true { break }
         }
         #expect(kinds == ["start a.mov", "segment b.mov", "finished a.mov", "end b.mov"])
         #expect(last.isPlayable && last.error == nil)
