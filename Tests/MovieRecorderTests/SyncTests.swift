@@ -100,15 +100,17 @@ import Testing
         }
         try await session.startRunning()
         try await output.startRecording(to: path)
-        // Pause and resume half a second away from the marks: a mark's frame kept just before
-        // the pause while its click falls just after it would be a different question.
-        try await Task.sleep(for: .milliseconds(1800))
+        // Pause once 1.8 s are written and resume for 2.6 s more, each half a second away from
+        // the marks: a mark's frame kept just before the pause while its click falls just after it
+        // would be a different question.
+        #expect(await eventually { output.recordedDuration >= .milliseconds(1800) }, "\(output.recordedDuration) recorded")
         try await sleepUntilHalfASecondFromTheMarks()
         output.pauseRecording()
+        let atPause = output.recordedDuration
         try await Task.sleep(for: .milliseconds(500))
         try await sleepUntilHalfASecondFromTheMarks()
         output.resumeRecording()
-        try await Task.sleep(for: .milliseconds(2600))
+        #expect(await eventually { output.recordedDuration >= atPause + .milliseconds(2600) }, "\(output.recordedDuration) recorded")
         let result = try #require(await output.stopRecording())
         await session.stopRunning()
         #expect(result.isPlayable && result.error == nil)
