@@ -18,8 +18,9 @@ extension RealTimeMetadataTestGroup {
         struct Rig {
             let session = CaptureSession()
             let movie = MovieFileOutput()
-            /// The events in order, collected until the recording finishes.
-            let collector: Task<[MovieFileOutput.Event], Never>
+            /// The events in order, read as they come on a thread of their own (none lost while
+            /// the cooperative pool is busy) until the recording finishes.
+            let events: RecordingEvents
 
             init(events: String, audio: AudioEncoderSettings?, configure: (MovieFileOutput) -> Void = { _ in }) async throws {
                 let camera = try TestPatternSource(width: EventRecordingTests.width, height: EventRecordingTests.height,
@@ -37,14 +38,7 @@ extension RealTimeMetadataTestGroup {
                     if let tone { try config.addInput(tone) }
                     try config.addOutput(movie)
                 }
-                collector = Task { [events = movie.events] in
-                    var seen: [MovieFileOutput.Event] = []
-                    for await event in events {
-                        seen.append(event)
-                        if case .didFinishRecording = event { break }
-                    }
-                    return seen
-                }
+                self.events = RecordingEvents(of: movie)
                 try await session.startRunning()
             }
 
@@ -52,7 +46,17 @@ extension RealTimeMetadataTestGroup {
             func stop() async -> [MovieFileOutput.Event] {
                 _ = await movie.stopRecording()
                 await session.stopRunning()
-                return await collector.value
+                return await events.untilFinished()
+            }
+
+            /// Waits until `count` event clips are finished.
+            func waitForClips(_ count: Int) async -> Bool {
+                await events.waitFor { EventRecordingTests.clips($0).finished.count >= count }
+            }
+
+            /// Waits until `duration` of the recording is written: its timeline is at least as far on.
+            func waitForRecorded(_ duration: Duration) async -> Bool {
+                await eventually { [movie] in movie.recordedDuration >= duration }
             }
         }
 
@@ -337,7 +341,9 @@ extension RealTimeMetadataTestGroup {
 
         /// Retention over 200 segments of 0.1 s, keeping 3, while clips are saved every 2 s:
         /// it deletes no segment finished after a clip began until that clip is finished, never
-        /// a clip, and catches up afterwards.
+        /// a clip, and catches up afterwards. Every event counts, so the rig reads them on a
+        /// thread of its own: a reader on a busy cooperative pool fell behind the 30 a second and
+        /// the stream kept only the newest 64.
         @Test func retentionKeepsWhatAClipNeedsAndNeverAClip() async throws {
             let dir = try TemporaryDirectory()
             defer { dir.cleanUp() }
@@ -351,7 +357,8 @@ extension RealTimeMetadataTestGroup {
                 try await Task.sleep(for: .seconds(2))
                 try rig.movie.saveEventClip(preRoll: .seconds(1), postRoll: .seconds(1))
             }
-            try await Task.sleep(for: .seconds(1.5))
+            // Stopped once the last clip is finished.
+            #expect(await rig.waitForClips(10), "\(Self.clips(rig.events.all).finished.count) clips finished")
             let events = await rig.stop()
             var finishedSegments = 0
             var open: [String: Set<String>] = [:]  // each clip in progress: the segments finished since it began
