@@ -89,7 +89,7 @@ extension RealTimeMetadataTestGroup {
             return SyncChecker.int16Samples(result.outputData)
         }
 
-        /// A clip triggered 5.5 s into a recording with 3 s of pre-roll and 1 s of post-roll starts
+        /// A clip triggered once 5.5 s are recorded, with 3 s of pre-roll and 1 s of post-roll, starts
         /// at the recording's last IDR at or before the trigger less 3 s and holds every frame
         /// from there through the post-roll, in order; its LPCM audio is the recording's, sample
         /// for sample, from the clip's first picture on; it starts at time 0, is turned as the
@@ -101,12 +101,12 @@ extension RealTimeMetadataTestGroup {
             let rig = try await Rig(events: dir.file("events"), audio: .lpcm)
             try rig.movie.setVideoRotationAngle(90)
             try await rig.movie.startRecording(to: dir.file("main.mov"))
-            try await Task.sleep(for: .milliseconds(5500))
-            #expect(rig.movie.recordedDuration > .seconds(4), "\(rig.movie.recordedDuration) recorded")
+            #expect(await rig.waitForRecorded(.milliseconds(5500)), "\(rig.movie.recordedDuration) recorded")
             let before = MonotonicClock.now()
             try rig.movie.saveEventClip(preRoll: .seconds(3), postRoll: .seconds(1))
             let after = MonotonicClock.now()
-            try await Task.sleep(for: .milliseconds(2000))
+            // Stopped once the clip is finished, its post-roll written.
+            #expect(await rig.waitForClips(1), "\(rig.events.all)")
             let events = await rig.stop()
             let (started, finished) = Self.clips(events)
             try #require(started.count == 1 && finished.count == 1, "\(events)")
