@@ -153,7 +153,9 @@ extension RealTimeMetadataTestGroup {
         }
 
         /// A trigger right after the start gets what there is (the clip starts with the
-        /// recording); two triggers 2 s apart make one clip, extended; AAC audio stays in step.
+        /// recording); a second trigger a second into the post-roll of another makes one clip,
+        /// extended from the keyframe at or before the first's pre-roll through the second's
+        /// post-roll; AAC audio stays in step.
         @Test func anEarlyTriggerAndASecondTriggerDuringThePostRoll() async throws {
             let dir = try TemporaryDirectory()
             defer { dir.cleanUp() }
@@ -161,12 +163,27 @@ extension RealTimeMetadataTestGroup {
             let rig = try await Rig(events: dir.file("events"), audio: .aac)
             try await rig.movie.startRecording(to: dir.file("main.mov"))
             try rig.movie.saveEventClip(postRoll: .seconds(1))
-            try await Task.sleep(for: .milliseconds(2000))
-            let first = MonotonicClock.now()
-            try rig.movie.saveEventClip(preRoll: .seconds(1), postRoll: .seconds(2.5))
-            try await Task.sleep(for: .milliseconds(2000))
-            try rig.movie.saveEventClip(preRoll: .seconds(1), postRoll: .seconds(2))
-            try await Task.sleep(for: .milliseconds(3000))
+            // The next trigger once the early clip is finished and 2 s are recorded: it begins a
+            // clip of its own, however long the start took.
+            #expect(await rig.waitForClips(1), "\(rig.events.all)")
+            #expect(await rig.waitForRecorded(.seconds(2)), "\(rig.movie.recordedDuration) recorded")
+            // The two triggers from a thread of their own, a second apart on the recording's clock
+            // (the first's post-roll runs 2.5 s): the test's task may wait seconds for a thread of
+            // the cooperative pool, a thread of its own wakes on time.
+            let triggers = LockedValue<[(before: UInt64, after: UInt64)]>([])
+            let refused = LockedValue<[String]>([])
+            let triggering = DedicatedThread(name: "test-triggers") { [movie = rig.movie] in
+                for (preRoll, postRoll) in [(Duration.seconds(1), Duration.seconds(2.5)), (.seconds(1), .seconds(2))] {
+                    if let last = triggers.withLock({ $0.last }) { MonotonicClock.sleep(until: last.before + 1_000_000_000) }
+                    let before = MonotonicClock.now()
+                    do { try movie.saveEventClip(preRoll: preRoll, postRoll: postRoll) } catch { refused.withLock { $0.append("\(error)") } }
+                    let after = MonotonicClock.now()
+                    triggers.withLock { $0.append((before, after)) }
+                }
+            }
+            _ = try? await runOnDedicatedThread(name: "test-join") { triggering.join() }
+            #expect(refused.withLock { $0 }.isEmpty, "\(refused.withLock { $0 })")
+            #expect(await rig.waitForClips(2), "\(rig.events.all)")
             let events = await rig.stop()
             let (started, finished) = Self.clips(events)
             try #require(started.count == 2 && finished.count == 2, "\(events)")
@@ -175,16 +192,29 @@ extension RealTimeMetadataTestGroup {
             let early = try EventClipTests.drawnFrameNumbers(finished[0].path).compactMap { $0 }
             #expect(early.first == mainNumbers.first, "the early clip starts with the recording: \(early.prefix(3)) vs \(mainNumbers.prefix(3))")
             #expect(early.count >= 30 && zip(early, early.dropFirst()).allSatisfy { $1 == $0 + 1 })
-            // The second clip runs from about 1 s before the first trigger to 2 s after the second.
+            // The second clip: each frame once, from the keyframe at or before 1 s ahead of the
+            // first trigger through 2 s after the second.
             let extended = try EventClipTests.drawnFrameNumbers(finished[1].path).compactMap { $0 }
             #expect(zip(extended, extended.dropFirst()).allSatisfy { $1 == $0 + 1 }, "\(extended)")
-            #expect(extended.count >= 30 * 5 - 3 && extended.count <= 30 * 6 + 3, "\(extended.count) frames")
-            _ = first
+            let startTime = try #require(events.compactMap { event -> UInt64? in
+                if case .didStartRecording(_, let time) = event { return time }
+                return nil
+            }.first)
+            let times = triggers.withLock { $0 }.map { (Double($0.before - startTime) / 1e9, Double($0.after - startTime) / 1e9) }
+            try #require(times.count == 2)
+            let mainFrames = try Self.frames(dir.file("main.mov"))
+            let expectedStarts = Set([times[0].0, times[0].1].compactMap { trigger in
+                mainFrames.indices.last { mainFrames[$0].key && mainFrames[$0].time <= trigger - 1 }
+            })
+            let first = try #require(extended.first.flatMap { n in mainNumbers.firstIndex(of: n) })
+            #expect(expectedStarts.contains(first), "the clip starts at frame \(first); expected \(expectedStarts) for a trigger at \(times[0]) s")
+            let last = try #require(extended.last.flatMap { n in mainNumbers.firstIndex(of: n) })
+            let postRollEnd = mainFrames.indices.last { mainFrames[$0].time < times[1].0 + 2 } ?? 0
+            #expect(last >= postRollEnd && last <= postRollEnd + 8, "the clip ends at frame \(last); the second post-roll at \(postRollEnd)")
             // AAC: the clip's decoded audio lines up with the recording's (the tone's phase).
             let mainAudio = try Self.audio(dir.file("main.mov")).map(Double.init)
             let clipAudio = try Self.audio(finished[1].path).map(Double.init)
             let start = try #require(mainNumbers.firstIndex(of: extended[0]))
-            let mainFrames = try Self.frames(dir.file("main.mov"))
             let offset = Int((mainFrames[start].time * 48_000).rounded())
             func error(_ lag: Int) -> Double {
                 let range = 4800..<48_000
