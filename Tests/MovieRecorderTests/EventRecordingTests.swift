@@ -280,37 +280,22 @@ extension RealTimeMetadataTestGroup {
             let dir = try TemporaryDirectory()
             defer { dir.cleanUp() }
             try FileManager.default.createDirectory(atPath: dir.file("events"), withIntermediateDirectories: false)
-            let recorder = Process()
-            recorder.executableURL = URL(fileURLWithPath: try movrecPath())
-            recorder.arguments = ["record", dir.file("main.mov"), "--video", "testsrc", "--size", "\(Self.width)x\(Self.height)",
-                                  "--audio", "tone", "--event-directory", dir.file("events"), "--event-pre", "2",
-                                  "--event-post", "30", "--fragment-interval", "0.5", "--quiet"]
-            #expect(FileManager.default.createFile(atPath: dir.file("stderr.txt"), contents: nil))
-            recorder.standardOutput = FileHandle.nullDevice
-            recorder.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: dir.file("stderr.txt")))
-            try recorder.run()
-            defer { if recorder.isRunning { kill(recorder.processIdentifier, SIGKILL) } }
-            // Three seconds into the recording (a SIGUSR1 before movrec has set its handler is the
-            // inherited disposition's: a test runner may ignore it).
-            var started = false
-            for _ in 0..<200 where !started {
-                try await Task.sleep(for: .milliseconds(20))
-                started = ((try? String(contentsOfFile: dir.file("stderr.txt"), encoding: .utf8)) ?? "").contains("movrec: recording to")
-            }
-            #expect(started)
-            try await Task.sleep(for: .milliseconds(3000))
-            kill(recorder.processIdentifier, SIGUSR1)
-            var clip: String?
-            for _ in 0..<100 where clip == nil {
-                try await Task.sleep(for: .milliseconds(50))
-                let text = (try? String(contentsOfFile: dir.file("stderr.txt"), encoding: .utf8)) ?? ""
-                clip = text.split(separator: "\n").first { $0.hasPrefix("movrec: saving an event clip to ") }
-                    .map { String($0.dropFirst("movrec: saving an event clip to ".count)) }
-            }
-            let path = try #require(clip, "no clip line: \((try? String(contentsOfFile: dir.file("stderr.txt"), encoding: .utf8)) ?? "")")
-            try await Task.sleep(for: .milliseconds(2000))
-            kill(recorder.processIdentifier, SIGKILL)
-            recorder.waitUntilExit()
+            let movrec = try RunningProgram(try movrecPath(), [
+                "record", dir.file("main.mov"), "--video", "testsrc", "--size", "\(Self.width)x\(Self.height)", "--audio", "tone",
+                "--event-directory", dir.file("events"), "--event-pre", "2", "--event-post", "30", "--fragment-interval", "0.5", "--quiet"])
+            defer { movrec.killIfRunning() }
+            // Signalled once three seconds are on the disk (a SIGUSR1 before movrec has set its
+            // handler is the inherited disposition's: a test runner may ignore it).
+            #expect(await movrec.waitForError(containing: "movrec: recording to"), "movrec did not start: \(movrec.error)")
+            #expect(await eventually { wholeFragmentCount(dir.file("main.mov")) >= 6 }, "\(wholeFragmentCount(dir.file("main.mov"))) fragments")
+            movrec.send(SIGUSR1)
+            let prefix = "movrec: saving an event clip to "
+            #expect(await movrec.waitForError(containing: prefix), "no clip line: \(movrec.error)")
+            let path = try #require(movrec.error.split(separator: "\n").first { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) })
+            // Killed during the post-roll once the clip holds its pre-roll and more, six fragments
+            // of half a second whole on the disk.
+            #expect(await eventually { wholeFragmentCount(path) >= 6 }, "\(wholeFragmentCount(path)) fragments in the clip")
+            movrec.killIfRunning()
             let repaired = dir.file("repaired.mov")
             let repair = try run(movrecPath(), ["repair", path, "--output", repaired])
             #expect(repair.status == 0, "\(repair.output)\(repair.error)")
