@@ -329,9 +329,10 @@ extension RealTimeMetadataTestGroup {
             }
             try await rig.movie.startRecording(to: dir.file("main.mov"))
             #expect(throws: RecordingError.self) { try rig.movie.saveEventClip(postRoll: .seconds(-1)) }
-            try await Task.sleep(for: .milliseconds(1000))
+            #expect(await rig.waitForRecorded(.seconds(1)), "\(rig.movie.recordedDuration) recorded")
             try rig.movie.saveEventClip(preRoll: .seconds(1), postRoll: .milliseconds(500))
-            try await Task.sleep(for: .milliseconds(1500))
+            // Stopped once the clip is finished: the budget is kept as each clip finishes.
+            #expect(await rig.waitForClips(1), "\(rig.events.all)")
             let (_, finished) = Self.clips(await rig.stop())
             let left = Set(try FileManager.default.contentsOfDirectory(atPath: events))
             let saved = try #require(finished.first?.path.split(separator: "/").last.map(String.init))
