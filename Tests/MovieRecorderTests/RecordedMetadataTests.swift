@@ -256,15 +256,13 @@ extension RealTimeMetadataTestGroup {
             let dir = try TemporaryDirectory()
             defer { dir.cleanUp() }
             let path = dir.file("killed.mov")
-            let recorder = Process()
-            recorder.executableURL = URL(fileURLWithPath: try movrecPath())
-            recorder.arguments = ["record", path, "--video", "testsrc", "--size", "160x120", "--rotation", "90", "--quiet"]
-            recorder.standardOutput = FileHandle.nullDevice
-            recorder.standardError = FileHandle.nullDevice
-            try recorder.run()
-            try await Task.sleep(for: .milliseconds(2500))
-            kill(recorder.processIdentifier, SIGKILL)
-            recorder.waitUntilExit()
+            // Killed once two fragments are whole on the disk, however long movrec took to start.
+            let movrec = try RunningProgram(try movrecPath(), ["record", path, "--video", "testsrc", "--size", "160x120",
+                                                               "--rotation", "90", "--quiet"])
+            defer { movrec.killIfRunning() }
+            #expect(await movrec.waitForError(containing: "movrec: recording to"), "movrec did not start: \(movrec.error)")
+            #expect(await eventually { wholeFragmentCount(path) >= 2 }, "\(wholeFragmentCount(path)) fragments on the disk")
+            movrec.killIfRunning()
             let repaired = dir.file("repaired.mov")
             let repair = try run(movrecPath(), ["repair", path, "--output", repaired])
             #expect(repair.status == 0, "\(repair.output)\(repair.error)")
