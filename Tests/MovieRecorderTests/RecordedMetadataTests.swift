@@ -38,8 +38,11 @@ extension RealTimeMetadataTestGroup {
             try observer.setCamera(camera, mounting: CameraMounting(position: .back))
             try await service.session.startRunning()
             #expect(await eventually { movie.videoRotationAngle == 90 })
+            let events = RecordingEvents(of: movie)
             try await movie.startRecording(to: path)
-            try await Task.sleep(for: .milliseconds(300))
+            // The fix, the reading and the turns once the first frame is in: a change before it
+            // would be the start's.
+            #expect(await events.waitForStart())
             let fixes = [(52.52, 13.405), (52.5203, 13.4056)]
             location.report(.fix(LocationFix(latitude: fixes[0].0, longitude: fixes[0].1, altitude: 34, speed: 5, course: 87.3,
                                              horizontalAccuracy: 4.2, time: "2026-06-01T12:00:00.000Z", captureTime: MonotonicClock.now())))
@@ -53,7 +56,13 @@ extension RealTimeMetadataTestGroup {
             location.report(.fix(LocationFix(latitude: fixes[1].0, longitude: fixes[1].1, captureTime: MonotonicClock.now())))
             gravity.setRotation(clockwiseDegrees: 270)
             #expect(await eventually { movie.videoRotationAngle == 270 })
-            try await Task.sleep(for: .milliseconds(300))
+            // Stopped once a frame captured after the last turn is written: the turn lands on it.
+            let turned = MonotonicClock.now()
+            let afterTurn = await eventually {
+                guard let start = events.startTime else { return false }
+                return movie.recordedDuration >= .nanoseconds(Int64(turned - start)) + .milliseconds(100)
+            }
+            #expect(afterTurn, "\(movie.recordedDuration) recorded")
             let result = try #require(await movie.stopRecording())
             await service.session.stopRunning()
             await service.stopObservingRotation()
