@@ -243,20 +243,33 @@ extension RealTimeMetadataTestGroup {
                 try config.addOutput(movie)
             }
             try await session.startRunning()
+            let events = RecordingEvents(of: movie)
             try await movie.startRecording(to: path)
-            try await Task.sleep(for: .milliseconds(600))
+            // Paused 0.6 s after the first frame's capture, turned while paused for 0.6 s, and
+            // stopped once 0.6 s more are written; the turn's time is checked against the moment
+            // of the pause, measured, not against what the sleeps were meant to give.
+            #expect(await events.waitForStart())
+            let start = try #require(events.startTime)
+            let due = start + 600_000_000, now = MonotonicClock.now()
+            if due > now { try await Task.sleep(for: .nanoseconds(Int64(due - now))) }
+            let pausing = MonotonicClock.now()
             movie.pauseRecording()
+            let paused = MonotonicClock.now()
             try movie.setVideoRotationAngle(270)
             try await Task.sleep(for: .milliseconds(600))
             movie.resumeRecording()
-            try await Task.sleep(for: .milliseconds(600))
+            #expect(await eventually { movie.recordedDuration >= .nanoseconds(Int64(paused - start)) + .milliseconds(600) },
+                    "\(movie.recordedDuration) recorded")
             let result = try #require(await movie.stopRecording())
             await session.stopRunning()
             let turns = try samples(path, .videoOrientation)
             #expect(turns.map { $0.value(of: .videoOrientation) } == [.int(try exif(0)), .int(try exif(270))], "\(turns)")
-            // The pause is out of the timeline: the turn comes after about 0.6 s of media, on a frame.
+            // The pause is out of the timeline: the turn comes after the media recorded up to the
+            // pause (the 0.6 s pause not counted), on a frame.
             let at = turns.last?.time ?? 0
-            #expect(at > 0.4 && at < 0.9 && abs(at * 30 - (at * 30).rounded()) < 0.01, "the turn at \(at) s")
+            let pausedAt = (Double(pausing - start) / 1e9, Double(paused - start) / 1e9)
+            #expect(at > pausedAt.0 - 0.2 && at < pausedAt.1 + 0.3 && abs(at * 30 - (at * 30).rounded()) < 0.01,
+                    "the turn at \(at) s; paused at \(pausedAt) s")
             #expect(Double(result.frameCount) / 30 > at + 0.3, "\(result)")
             #expect(try exiftoolOrientations(path) == [try exif(0), try exif(270)])
         }
