@@ -226,9 +226,12 @@ import Testing
         try await session.startRunning()
         try movie.setVideoRotationAngle(90)
         try await movie.startRecording(to: path)
-        try await Task.sleep(for: .milliseconds(400))
+        // The turn once frames are written (a change before the first frame is no change during
+        // the recording), and frames after it.
+        #expect(await eventually { movie.recordedDuration > .zero }, "nothing recorded")
         try movie.setVideoRotationAngle(180)
-        try await Task.sleep(for: .milliseconds(300))
+        let atTurn = movie.recordedDuration
+        #expect(await eventually { movie.recordedDuration >= atTurn + .milliseconds(300) }, "\(movie.recordedDuration) recorded")
         let result = try #require(await movie.stopRecording())
         await session.stopRunning()
         #expect(result.orientation == (try VideoOrientation(rotationAngle: 90)))
