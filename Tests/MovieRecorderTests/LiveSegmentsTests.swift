@@ -75,7 +75,9 @@ extension LiveViewTestGroup.LiveSegmentsTests {
         }
         try await session.startRunning()
         try await movie.startRecording(to: directory.file("clip.mov"))
-        try await Task.sleep(for: .seconds(1))
+        // The stream's failure reported, and a second of the recording written beside it.
+        #expect(await eventually { live.lastError != nil }, "the stream reported nothing")
+        #expect(await eventually { movie.recordedDuration >= .seconds(1) }, "\(movie.recordedDuration) recorded")
         let result = await movie.stopRecording()
         await session.stopRunning()
         let error = try #require(live.lastError)
