@@ -170,8 +170,10 @@ import Testing
                 defer { slowDone.withLock { $0 = true } }
                 return try await output.capturePhoto(to: dir.file("slow.heic"), settings: PhotoSettings(codec: .hevc, qualityPrioritization: .quality))
             }
-            try await Task.sleep(for: .milliseconds(50))
+            // The next call once the slow one holds the slot, so the next waits for it.
+            #expect(await eventually { output.state.withLock { $0.slots.inFlight } == 1 }, "the slow photo never took the slot")
             let waiting = Task { try await output.capturePhoto(to: dir.file("waiting.jpg")) }
+            // Likely queued by now; cancelled before it queues, it ends the same way.
             try await Task.sleep(for: .milliseconds(50))
             #expect(output.maximumPhotosInFlight == 1)
             waiting.cancel()
