@@ -309,7 +309,9 @@ import Testing
                     let settings = PhotoSettings(codec: .hevc, qualityPrioritization: .quality)
                     group.addTask { try await output.capturePhoto(to: dir.file("fast-\(index).heic"), settings: settings) }
                     // The first is in flight (x265's slow preset) when the others are requested.
-                    if index == 0 { try await Task.sleep(for: .milliseconds(30)) }
+                    if index == 0 {
+                        #expect(await eventually { output.state.withLock { $0.slots.inFlight } == 1 }, "the first photo never took a slot")
+                    }
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
             }
