@@ -287,8 +287,11 @@ extension RealTimeMetadataTestGroup {
                 try config.addOutput(output)
             }
             try await session.startRunning()
+            let events = RecordingEvents(of: output)
             try await output.startRecording(to: path)
-            let started = MonotonicClock.now()
+            // Timed from the first frame's capture, which may come late on a loaded machine.
+            #expect(await events.waitForStart())
+            let started = try #require(events.startTime)
             try await Task.sleep(for: .milliseconds(800))
             let paused = MonotonicClock.now()
             output.pauseRecording()
@@ -301,7 +304,7 @@ extension RealTimeMetadataTestGroup {
             let result = try #require(await output.stopRecording())
             await session.stopRunning()
             var kinds: [String] = []
-            for await event in output.events {
+            for event in await events.untilFinished() {
                 switch event {
                 case .didStartRecording: kinds.append("start")
                 case .didPauseRecording: kinds.append("pause")
@@ -311,7 +314,6 @@ extension RealTimeMetadataTestGroup {
                 case .didMeasureAudioClockDrift: kinds.append("drift")
                 case .didFinishRecording: kinds.append("finish")
                 }
-                if kinds.last == "finish" { break }
             }
             #expect(kinds == ["start", "pause", "resume", "finish"])
             #expect(result.isPlayable && result.error == nil)
