@@ -196,19 +196,24 @@ extension RealTimeMetadataTestGroup {
             }
             try await session.startRunning()
             try movie.setVideoRotationAngle(90)
+            let events = RecordingEvents(of: movie)
             try await movie.startRecording(toSegments: try SegmentFileNames(pattern: dir.file("seg-%d.mov")))
-            try await Task.sleep(for: .milliseconds(300))
+            // The fix once the first frame is in, the turn once a later file has begun, and the stop
+            // once another has: at least three files, the fix before the last and the turn too.
+            @Sendable func filesBegun() -> Int { events.all.count { if case .didStartSegment = $0 { true } else { false } } + 1 }
+            #expect(await events.waitForStart())
             location.report(.fix(LocationFix(latitude: 52.52, longitude: 13.405, captureTime: MonotonicClock.now())))
-            try await Task.sleep(for: .milliseconds(1200))
+            let atFix = filesBegun()
+            #expect(await eventually { filesBegun() > atFix }, "no file after the fix's")
             try movie.setVideoRotationAngle(180)
-            try await Task.sleep(for: .milliseconds(1800))
+            let atTurn = filesBegun()
+            #expect(await eventually { filesBegun() > atTurn }, "no file after the turn's")
             _ = try #require(await movie.stopRecording())
             await session.stopRunning()
-            let files = (0..<8).map { dir.file("seg-\($0).mov") }.filter { FileManager.default.fileExists(atPath: $0) }
+            let files = (0..<16).map { dir.file("seg-\($0).mov") }.filter { FileManager.default.fileExists(atPath: $0) }
             try #require(files.count >= 3, "\(files)")
             // The fix lands in the segment its capture time falls in: the first, or a later one when
-            // a loaded machine wakes this task late (seen under ThreadSanitizer). Every later file
-            // starts with it.
+            // this task learnt of the first frame late. Every later file starts with it.
             let fixed = try #require(files.firstIndex { try holdsSamples($0, .locationISO6709) }, "no file holds the fix")
             try #require(fixed < files.count - 1, "the fix landed in the last file, \(files[fixed])")
             var orientationAtStart = try exif(90)
