@@ -18,8 +18,9 @@ extension RealTimeMetadataTestGroup {
         struct Rig {
             let session = CaptureSession()
             let movie = MovieFileOutput()
-            /// The events in order, collected until the recording finishes.
-            let collector: Task<[MovieFileOutput.Event], Never>
+            /// The events in order, read as they come on a thread of their own (none lost while
+            /// the cooperative pool is busy) until the recording finishes.
+            let events: RecordingEvents
 
             init(events: String, audio: AudioEncoderSettings?, configure: (MovieFileOutput) -> Void = { _ in }) async throws {
                 let camera = try TestPatternSource(width: EventRecordingTests.width, height: EventRecordingTests.height,
@@ -37,14 +38,7 @@ extension RealTimeMetadataTestGroup {
                     if let tone { try config.addInput(tone) }
                     try config.addOutput(movie)
                 }
-                collector = Task { [events = movie.events] in
-                    var seen: [MovieFileOutput.Event] = []
-                    for await event in events {
-                        seen.append(event)
-                        if case .didFinishRecording = event { break }
-                    }
-                    return seen
-                }
+                self.events = RecordingEvents(of: movie)
                 try await session.startRunning()
             }
 
@@ -52,7 +46,17 @@ extension RealTimeMetadataTestGroup {
             func stop() async -> [MovieFileOutput.Event] {
                 _ = await movie.stopRecording()
                 await session.stopRunning()
-                return await collector.value
+                return await events.untilFinished()
+            }
+
+            /// Waits until `count` event clips are finished.
+            func waitForClips(_ count: Int) async -> Bool {
+                await events.waitFor { EventRecordingTests.clips($0).finished.count >= count }
+            }
+
+            /// Waits until `duration` of the recording is written: its timeline is at least as far on.
+            func waitForRecorded(_ duration: Duration) async -> Bool {
+                await eventually { [movie] in movie.recordedDuration >= duration }
             }
         }
 
@@ -85,7 +89,7 @@ extension RealTimeMetadataTestGroup {
             return SyncChecker.int16Samples(result.outputData)
         }
 
-        /// A clip triggered 5.5 s into a recording with 3 s of pre-roll and 1 s of post-roll starts
+        /// A clip triggered once 5.5 s are recorded, with 3 s of pre-roll and 1 s of post-roll, starts
         /// at the recording's last IDR at or before the trigger less 3 s and holds every frame
         /// from there through the post-roll, in order; its LPCM audio is the recording's, sample
         /// for sample, from the clip's first picture on; it starts at time 0, is turned as the
@@ -97,12 +101,12 @@ extension RealTimeMetadataTestGroup {
             let rig = try await Rig(events: dir.file("events"), audio: .lpcm)
             try rig.movie.setVideoRotationAngle(90)
             try await rig.movie.startRecording(to: dir.file("main.mov"))
-            try await Task.sleep(for: .milliseconds(5500))
-            #expect(rig.movie.recordedDuration > .seconds(4), "\(rig.movie.recordedDuration) recorded")
+            #expect(await rig.waitForRecorded(.milliseconds(5500)), "\(rig.movie.recordedDuration) recorded")
             let before = MonotonicClock.now()
             try rig.movie.saveEventClip(preRoll: .seconds(3), postRoll: .seconds(1))
             let after = MonotonicClock.now()
-            try await Task.sleep(for: .milliseconds(2000))
+            // Stopped once the clip is finished, its post-roll written.
+            #expect(await rig.waitForClips(1), "\(rig.events.all)")
             let events = await rig.stop()
             let (started, finished) = Self.clips(events)
             try #require(started.count == 1 && finished.count == 1, "\(events)")
@@ -149,8 +153,9 @@ extension RealTimeMetadataTestGroup {
         }
 
         /// A trigger right after the start gets what there is (the clip starts with the
-        /// recording); two triggers 2 s apart make one clip, extended; AAC audio stays in step,
-        /// from each clip's first picture to its last.
+        /// recording); a second trigger a second into the post-roll of another makes one clip,
+        /// extended from the keyframe at or before the first's pre-roll through the second's
+        /// post-roll; AAC audio stays in step, from each clip's first picture to its last.
         @Test func anEarlyTriggerAndASecondTriggerDuringThePostRoll() async throws {
             let dir = try TemporaryDirectory()
             defer { dir.cleanUp() }
@@ -158,12 +163,27 @@ extension RealTimeMetadataTestGroup {
             let rig = try await Rig(events: dir.file("events"), audio: .aac)
             try await rig.movie.startRecording(to: dir.file("main.mov"))
             try rig.movie.saveEventClip(postRoll: .seconds(1))
-            try await Task.sleep(for: .milliseconds(2000))
-            let first = MonotonicClock.now()
-            try rig.movie.saveEventClip(preRoll: .seconds(1), postRoll: .seconds(2.5))
-            try await Task.sleep(for: .milliseconds(2000))
-            try rig.movie.saveEventClip(preRoll: .seconds(1), postRoll: .seconds(2))
-            try await Task.sleep(for: .milliseconds(3000))
+            // The next trigger once the early clip is finished and 2 s are recorded: it begins a
+            // clip of its own, however long the start took.
+            #expect(await rig.waitForClips(1), "\(rig.events.all)")
+            #expect(await rig.waitForRecorded(.seconds(2)), "\(rig.movie.recordedDuration) recorded")
+            // The two triggers from a thread of their own, a second apart on the recording's clock
+            // (the first's post-roll runs 2.5 s): the test's task may wait seconds for a thread of
+            // the cooperative pool, a thread of its own wakes on time.
+            let triggers = LockedValue<[(before: UInt64, after: UInt64)]>([])
+            let refused = LockedValue<[String]>([])
+            let triggering = DedicatedThread(name: "test-triggers") { [movie = rig.movie] in
+                for (preRoll, postRoll) in [(Duration.seconds(1), Duration.seconds(2.5)), (.seconds(1), .seconds(2))] {
+                    if let last = triggers.withLock({ $0.last }) { MonotonicClock.sleep(until: last.before + 1_000_000_000) }
+                    let before = MonotonicClock.now()
+                    do { try movie.saveEventClip(preRoll: preRoll, postRoll: postRoll) } catch { refused.withLock { $0.append("\(error)") } }
+                    let after = MonotonicClock.now()
+                    triggers.withLock { $0.append((before, after)) }
+                }
+            }
+            _ = try? await runOnDedicatedThread(name: "test-join") { triggering.join() }
+            #expect(refused.withLock { $0 }.isEmpty, "\(refused.withLock { $0 })")
+            #expect(await rig.waitForClips(2), "\(rig.events.all)")
             let events = await rig.stop()
             let (started, finished) = Self.clips(events)
             try #require(started.count == 2 && finished.count == 2, "\(events)")
@@ -172,11 +192,25 @@ extension RealTimeMetadataTestGroup {
             let early = try EventClipTests.drawnFrameNumbers(finished[0].path).compactMap { $0 }
             #expect(early.first == mainNumbers.first, "the early clip starts with the recording: \(early.prefix(3)) vs \(mainNumbers.prefix(3))")
             #expect(early.count >= 30 && zip(early, early.dropFirst()).allSatisfy { $1 == $0 + 1 })
-            // The second clip runs from about 1 s before the first trigger to 2 s after the second.
+            // The second clip: each frame once, from the keyframe at or before 1 s ahead of the
+            // first trigger through 2 s after the second.
             let extended = try EventClipTests.drawnFrameNumbers(finished[1].path).compactMap { $0 }
             #expect(zip(extended, extended.dropFirst()).allSatisfy { $1 == $0 + 1 }, "\(extended)")
-            #expect(extended.count >= 30 * 5 - 3 && extended.count <= 30 * 6 + 3, "\(extended.count) frames")
-            _ = first
+            let startTime = try #require(events.compactMap { event -> UInt64? in
+                if case .didStartRecording(_, let time) = event { return time }
+                return nil
+            }.first)
+            let times = triggers.withLock { $0 }.map { (Double($0.before - startTime) / 1e9, Double($0.after - startTime) / 1e9) }
+            try #require(times.count == 2)
+            let mainFrames = try Self.frames(dir.file("main.mov"))
+            let expectedStarts = Set([times[0].0, times[0].1].compactMap { trigger in
+                mainFrames.indices.last { mainFrames[$0].key && mainFrames[$0].time <= trigger - 1 }
+            })
+            let first = try #require(extended.first.flatMap { n in mainNumbers.firstIndex(of: n) })
+            #expect(expectedStarts.contains(first), "the clip starts at frame \(first); expected \(expectedStarts) for a trigger at \(times[0]) s")
+            let last = try #require(extended.last.flatMap { n in mainNumbers.firstIndex(of: n) })
+            let postRollEnd = mainFrames.indices.last { mainFrames[$0].time < times[1].0 + 2 } ?? 0
+            #expect(last >= postRollEnd && last <= postRollEnd + 8, "the clip ends at frame \(last); the second post-roll at \(postRollEnd)")
             // Each clip's AAC starts with its first picture (no empty edit) and lasts as long.
             for clip in finished {
                 let streams = try ffprobeStreams(clip.path).filter { $0.codec_type != "data" }
@@ -188,7 +222,6 @@ extension RealTimeMetadataTestGroup {
             let mainAudio = try Self.audio(dir.file("main.mov")).map(Double.init)
             let clipAudio = try Self.audio(finished[1].path).map(Double.init)
             let start = try #require(mainNumbers.firstIndex(of: extended[0]))
-            let mainFrames = try Self.frames(dir.file("main.mov"))
             let offset = Int((mainFrames[start].time * 48_000).rounded())
             func error(_ lag: Int) -> Double {
                 let range = 4800..<48_000
@@ -224,7 +257,7 @@ extension RealTimeMetadataTestGroup {
             try await Task.sleep(for: .milliseconds(500))
             #expect(impacts.withLock { $0.isEmpty }, "a nudge of 1.2 g is no impact")
             try await Self.replay(fixture("iio/bump/replay-bump"), into: dir.file("iio:device0"))
-            #expect(await eventually(within: .seconds(10)) { impacts.withLock { !$0.isEmpty } })
+            #expect(await eventually(deadline: .seconds(10)) { impacts.withLock { !$0.isEmpty } })
             try await Task.sleep(for: .milliseconds(1500))
             detector.stop()
             let events = await rig.stop()
@@ -258,37 +291,22 @@ extension RealTimeMetadataTestGroup {
             let dir = try TemporaryDirectory()
             defer { dir.cleanUp() }
             try FileManager.default.createDirectory(atPath: dir.file("events"), withIntermediateDirectories: false)
-            let recorder = Process()
-            recorder.executableURL = URL(fileURLWithPath: try movrecPath())
-            recorder.arguments = ["record", dir.file("main.mov"), "--video", "testsrc", "--size", "\(Self.width)x\(Self.height)",
-                                  "--audio", "tone", "--event-directory", dir.file("events"), "--event-pre", "2",
-                                  "--event-post", "30", "--fragment-interval", "0.5", "--quiet"]
-            #expect(FileManager.default.createFile(atPath: dir.file("stderr.txt"), contents: nil))
-            recorder.standardOutput = FileHandle.nullDevice
-            recorder.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: dir.file("stderr.txt")))
-            try recorder.run()
-            defer { if recorder.isRunning { kill(recorder.processIdentifier, SIGKILL) } }
-            // Three seconds into the recording (a SIGUSR1 before movrec has set its handler is the
-            // inherited disposition's: a test runner may ignore it).
-            var started = false
-            for _ in 0..<200 where !started {
-                try await Task.sleep(for: .milliseconds(20))
-                started = ((try? String(contentsOfFile: dir.file("stderr.txt"), encoding: .utf8)) ?? "").contains("movrec: recording to")
-            }
-            #expect(started)
-            try await Task.sleep(for: .milliseconds(3000))
-            kill(recorder.processIdentifier, SIGUSR1)
-            var clip: String?
-            for _ in 0..<100 where clip == nil {
-                try await Task.sleep(for: .milliseconds(50))
-                let text = (try? String(contentsOfFile: dir.file("stderr.txt"), encoding: .utf8)) ?? ""
-                clip = text.split(separator: "\n").first { $0.hasPrefix("movrec: saving an event clip to ") }
-                    .map { String($0.dropFirst("movrec: saving an event clip to ".count)) }
-            }
-            let path = try #require(clip, "no clip line: \((try? String(contentsOfFile: dir.file("stderr.txt"), encoding: .utf8)) ?? "")")
-            try await Task.sleep(for: .milliseconds(2000))
-            kill(recorder.processIdentifier, SIGKILL)
-            recorder.waitUntilExit()
+            let movrec = try RunningProgram(try movrecPath(), [
+                "record", dir.file("main.mov"), "--video", "testsrc", "--size", "\(Self.width)x\(Self.height)", "--audio", "tone",
+                "--event-directory", dir.file("events"), "--event-pre", "2", "--event-post", "30", "--fragment-interval", "0.5", "--quiet"])
+            defer { movrec.killIfRunning() }
+            // Signalled once three seconds are on the disk (a SIGUSR1 before movrec has set its
+            // handler is the inherited disposition's: a test runner may ignore it).
+            #expect(await movrec.waitForError(containing: "movrec: recording to"), "movrec did not start: \(movrec.error)")
+            #expect(await eventually { wholeFragmentCount(dir.file("main.mov")) >= 6 }, "\(wholeFragmentCount(dir.file("main.mov"))) fragments")
+            movrec.send(SIGUSR1)
+            let prefix = "movrec: saving an event clip to "
+            #expect(await movrec.waitForError(containing: prefix), "no clip line: \(movrec.error)")
+            let path = try #require(movrec.error.split(separator: "\n").first { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) })
+            // Killed during the post-roll once the clip holds its pre-roll and more, six fragments
+            // of half a second whole on the disk.
+            #expect(await eventually { wholeFragmentCount(path) >= 6 }, "\(wholeFragmentCount(path)) fragments in the clip")
+            movrec.killIfRunning()
             let repaired = dir.file("repaired.mov")
             let repair = try run(movrecPath(), ["repair", path, "--output", repaired])
             #expect(repair.status == 0, "\(repair.output)\(repair.error)")
@@ -322,9 +340,10 @@ extension RealTimeMetadataTestGroup {
             }
             try await rig.movie.startRecording(to: dir.file("main.mov"))
             #expect(throws: RecordingError.self) { try rig.movie.saveEventClip(postRoll: .seconds(-1)) }
-            try await Task.sleep(for: .milliseconds(1000))
+            #expect(await rig.waitForRecorded(.seconds(1)), "\(rig.movie.recordedDuration) recorded")
             try rig.movie.saveEventClip(preRoll: .seconds(1), postRoll: .milliseconds(500))
-            try await Task.sleep(for: .milliseconds(1500))
+            // Stopped once the clip is finished: the budget is kept as each clip finishes.
+            #expect(await rig.waitForClips(1), "\(rig.events.all)")
             let (_, finished) = Self.clips(await rig.stop())
             let left = Set(try FileManager.default.contentsOfDirectory(atPath: events))
             let saved = try #require(finished.first?.path.split(separator: "/").last.map(String.init))
@@ -349,7 +368,9 @@ extension RealTimeMetadataTestGroup {
 
         /// Retention over 200 segments of 0.1 s, keeping 3, while clips are saved every 2 s:
         /// it deletes no segment finished after a clip began until that clip is finished, never
-        /// a clip, and catches up afterwards.
+        /// a clip, and catches up afterwards. Every event counts, so the rig reads them on a
+        /// thread of its own: a reader on a busy cooperative pool fell behind the 30 a second and
+        /// the stream kept only the newest 64.
         @Test func retentionKeepsWhatAClipNeedsAndNeverAClip() async throws {
             let dir = try TemporaryDirectory()
             defer { dir.cleanUp() }
@@ -363,7 +384,8 @@ extension RealTimeMetadataTestGroup {
                 try await Task.sleep(for: .seconds(2))
                 try rig.movie.saveEventClip(preRoll: .seconds(1), postRoll: .seconds(1))
             }
-            try await Task.sleep(for: .seconds(1.5))
+            // Stopped once the last clip is finished.
+            #expect(await rig.waitForClips(10), "\(Self.clips(rig.events.all).finished.count) clips finished")
             let events = await rig.stop()
             var finishedSegments = 0
             var open: [String: Set<String>] = [:]  // each clip in progress: the segments finished since it began

@@ -69,22 +69,20 @@ extension RealTimeMetadataTestGroup {
             let logged = try Self.loggedFixes()
             let path = dir.file("drive.mov")
             var replay = try Replay(port: Self.port)
-            let recorder = Process()
-            recorder.executableURL = URL(fileURLWithPath: try movrecPath())
-            recorder.arguments = ["record", path, "--video", "testsrc", "--size", "160x120", "--fps", "30", "--duration", "24",
-                                  "--gps", "127.0.0.1:\(Self.port)", "--quiet"]
-            recorder.standardOutput = FileHandle.nullDevice
-            let errors = Pipe()
-            recorder.standardError = errors
-            try recorder.run()
+            let recorder = try RunningProgram(try movrecPath(), [
+                "record", path, "--video", "testsrc", "--size", "160x120", "--fps", "30", "--duration", "24",
+                "--gps", "127.0.0.1:\(Self.port)", "--quiet"])
+            defer { recorder.killIfRunning() }
+            // gpsd goes away 10 s into the recording, however long movrec took to start.
+            #expect(await recorder.waitForError(containing: "movrec: recording to"), "movrec did not start: \(recorder.error)")
             try await Task.sleep(for: .seconds(10))
             replay.stop()
             try await Task.sleep(for: .seconds(4))
             replay = try Replay(port: Self.port)
             defer { replay.stop() }
-            let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            recorder.waitUntilExit()
-            #expect(recorder.terminationStatus == 0, "movrec: \(message)")
+            #expect(await recorder.waitForExit(), "movrec goes on past its duration")
+            recorder.killIfRunning()
+            #expect(recorder.process.terminationStatus == 0, "movrec: \(recorder.error)")
 
             // Every frame: the recording never waited for gpsd.
             let decoded = try decodeAllFrames(path)

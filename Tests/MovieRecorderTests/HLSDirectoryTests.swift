@@ -75,7 +75,7 @@ func inode(_ path: String) -> UInt64 {
         stream.begin()
         let writer = try HLSDirectoryWriter(output: stream.output, directory: hls)
         stream.addSegment()
-        #expect(await eventually(within: .seconds(30)) { listedSegments(hls + "/live.m3u8") == ["seg-0.m4s"] })
+        #expect(await eventually(deadline: .seconds(30)) { listedSegments(hls + "/live.m3u8") == ["seg-0.m4s"] })
         await writer.stop()
         for name in ["live.m3u8", "init-1.mp4", "seg-0.m4s"] {
             #expect(permissionBits(hls + "/" + name) == 0o600, "\(name): \(String(permissionBits(hls + "/" + name), radix: 8))")
@@ -93,7 +93,7 @@ func inode(_ path: String) -> UInt64 {
         let writer = try HLSDirectoryWriter(output: stream.output, directory: hls, fileMode: 0o644)
         #expect(writer.fileMode == 0o644 && writer.windowSegments == 6)
         stream.addSegment()
-        #expect(await eventually(within: .seconds(30)) { listedSegments(hls + "/live.m3u8") == ["seg-0.m4s"] })
+        #expect(await eventually(deadline: .seconds(30)) { listedSegments(hls + "/live.m3u8") == ["seg-0.m4s"] })
         await writer.stop()
         for name in ["live.m3u8", "init-1.mp4", "seg-0.m4s"] { #expect(permissionBits(hls + "/" + name) == 0o644, "\(name)") }
         for (mode, words) in [(UInt32(0o666), "lets every user change"), (0o4644, "bits beyond 0o777")] {
@@ -144,9 +144,9 @@ func inode(_ path: String) -> UInt64 {
         stream.begin()
         let writer = try HLSDirectoryWriter(output: stream.output, directory: hls)
         stream.addSegment()
-        #expect(await eventually(within: .seconds(30)) { listedSegments(hls + "/live.m3u8") == ["seg-0.m4s"] })
+        #expect(await eventually(deadline: .seconds(30)) { listedSegments(hls + "/live.m3u8") == ["seg-0.m4s"] })
         stream.addSegment()
-        #expect(await eventually(within: .seconds(30)) { writer.error != nil }, "said as it happens, not at stop()")
+        #expect(await eventually(deadline: .seconds(30)) { writer.error != nil }, "said as it happens, not at stop()")
         let error = try #require(writer.error)
         #expect(error.code == .fileError && error.message.contains(hls + "/seg-1.m4s") && error.message.contains(words), "\(error)")
         let playlist = try String(contentsOfFile: hls + "/live.m3u8", encoding: .utf8)
@@ -188,9 +188,9 @@ func inode(_ path: String) -> UInt64 {
         stream.begin()
         let writer = try HLSDirectoryWriter(output: stream.output, directory: hls)
         stream.addSegment()
-        #expect(await eventually(within: .seconds(30)) { listedSegments(hls + "/live.m3u8") == ["seg-0.m4s"] })
+        #expect(await eventually(deadline: .seconds(30)) { listedSegments(hls + "/live.m3u8") == ["seg-0.m4s"] })
         stream.addSegment()
-        #expect(await eventually(within: .seconds(30)) { writer.error != nil })
+        #expect(await eventually(deadline: .seconds(30)) { writer.error != nil })
         let playlist = try String(contentsOfFile: hls + "/live.m3u8", encoding: .utf8)
         #expect(playlist.hasSuffix("#EXT-X-ENDLIST\n"), "\(playlist)")
         await writer.stop()
@@ -208,11 +208,11 @@ func inode(_ path: String) -> UInt64 {
         stream.begin()
         let writer = try HLSDirectoryWriter(output: stream.output, directory: hls, windowSegments: nil)
         stream.addSegment()
-        #expect(await eventually(within: .seconds(30)) { listedSegments(playlist).count == 1 })
+        #expect(await eventually(deadline: .seconds(30)) { listedSegments(playlist).count == 1 })
         let first = inode(playlist)
         for count in 2...60 {
             stream.addSegment()
-            #expect(await eventually(within: .seconds(30)) { listedSegments(playlist).count == count }, "segment \(count)")
+            #expect(await eventually(deadline: .seconds(30)) { listedSegments(playlist).count == count }, "segment \(count)")
         }
         #expect(inode(playlist) == first, "appended to, not put in place anew")
         let bytes = Array(try String(contentsOfFile: playlist, encoding: .utf8).utf8)
@@ -228,11 +228,11 @@ func inode(_ path: String) -> UInt64 {
         // target duration, then appended to again.
         stream.begin(segmentDuration: 2.5)
         stream.addSegment()
-        #expect(await eventually(within: .seconds(30)) { listedSegments(playlist).count == 61 })
+        #expect(await eventually(deadline: .seconds(30)) { listedSegments(playlist).count == 61 })
         let rewritten = inode(playlist)
         #expect(rewritten != first)
         stream.addSegment()
-        #expect(await eventually(within: .seconds(30)) { listedSegments(playlist).count == 62 })
+        #expect(await eventually(deadline: .seconds(30)) { listedSegments(playlist).count == 62 })
         await writer.stop()
         let ended = try String(contentsOfFile: playlist, encoding: .utf8)
         #expect(ended.hasSuffix("\n#EXT-X-ENDLIST\n") && inode(playlist) == rewritten)
@@ -310,7 +310,7 @@ extension LiveViewTestGroup {
                 finished.signal()
             }
             let text = { @Sendable in String(decoding: said.withLock { $0 }, as: UTF8.self) }
-            let printed = await eventually(within: .seconds(40)) { text().contains("seg-1.m4s") }
+            let printed = await eventually(deadline: .seconds(40)) { text().contains("seg-1.m4s") }
             let running = process.isRunning
             process.interrupt()
             process.waitUntilExit()

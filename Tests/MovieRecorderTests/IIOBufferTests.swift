@@ -163,7 +163,7 @@ extension RealTimeMetadataTestGroup {
                 try await Self.write(bump, into: device.device, hold: 150, using: &random)
                 try await Self.write(rebound, into: device.device, hold: 40, using: &random)
                 try await Self.write(rest, into: device.device, hold: 0, using: &random)
-                let seen = await eventually(within: .seconds(10)) { impacts.withLock { $0.count } > replay }
+                let seen = await eventually(deadline: .seconds(10)) { impacts.withLock { $0.count } > replay }
                 #expect(seen, "replay \(replay): no impact")
                 // Past the hold-off, counted from the impact the test has seen.
                 try await Task.sleep(for: .milliseconds(600))
@@ -212,7 +212,7 @@ extension RealTimeMetadataTestGroup {
             #expect(try BufferedDevice.read(device.device + "/trigger/current_trigger") == "mma8451-dev0")
             #expect(try BufferedDevice.read(device.device + "/scan_elements/in_timestamp_en") == "1")
             try await runOnDedicatedThread(name: "fifo writer") { try Self.feed(writer, bumps: 10) }
-            let found = await eventually(within: .seconds(10)) { impacts.withLock { $0.count } >= 10 }
+            let found = await eventually(deadline: .seconds(10)) { impacts.withLock { $0.count } >= 10 }
             detector.stop()
             let changes = impacts.withLock { $0.map(\.change) }
             let size = ImpactDetectorTests.bumpSize

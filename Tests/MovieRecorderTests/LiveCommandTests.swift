@@ -21,17 +21,20 @@ extension LiveViewTestGroup {
             let hls = directory.file("hls")
             try FileManager.default.createDirectory(atPath: hls, withIntermediateDirectories: true)
             let port = try freePort()
-            let movrec = try movrecPath()
-            let command = Task.detached {
-                try run(movrec, ["live", "--video", "testsrc", "--size", "640x360", "--audio", "tone", "--live", "127.0.0.1:\(port)",
-                                 "--hls-directory", hls, "--hls-window", "3", "--duration", "7"])
+            let movrec = try RunningProgram(try movrecPath(), [
+                "live", "--video", "testsrc", "--size", "640x360", "--audio", "tone", "--live", "127.0.0.1:\(port)",
+                "--hls-directory", hls, "--hls-window", "3", "--duration", "7"])
+            defer { movrec.killIfRunning() }
+            // The server asked once movrec says where it is, until it says it streams.
+            #expect(await movrec.waitForError(containing: "live view at http://127.0.0.1:\(port)/"), "\(movrec.error)")
+            let streaming = await eventually {
+                guard let status = try? httpGet("http://127.0.0.1:\(port)/status.json") else { return false }
+                return status.status == 200 && String(decoding: status.body, as: UTF8.self).contains("\"streaming\":true")
             }
-            try await Task.sleep(for: .seconds(3))
-            let status = try httpGet("http://127.0.0.1:\(port)/status.json")
-            let result = try await command.value
-            #expect(result.status == 0, "\(result.error)")
-            #expect(result.error.contains("live view at http://127.0.0.1:\(port)/"), "\(result.error)")
-            #expect(status.status == 200 && String(decoding: status.body, as: UTF8.self).contains("\"streaming\":true"))
+            #expect(streaming, "status.json never said it streams")
+            #expect(await movrec.waitForExit(), "movrec live goes on past its duration")
+            movrec.killIfRunning()
+            #expect(movrec.process.terminationStatus == 0, "\(movrec.error)")
             let playlist = try String(contentsOfFile: hls + "/live.m3u8", encoding: .utf8)
             let listed = playlist.split(separator: "\n").filter { $0.hasPrefix("seg-") }
             #expect(listed.count == 3 && playlist.contains("#EXT-X-MAP:URI=\"init-1.mp4\""), "\(playlist)")

@@ -9,8 +9,7 @@ import Testing
 extension LiveViewTestGroup {
     /// The live stream's hub under concurrency, as its readers (server connections) use it: a
     /// publisher on one thread, readers on others, waits signalled and bounded.
-    /// In the live view's group, which runs alone: in a parallel run's load a cancelled reader
-    /// once did not report its end (once in 417 tests; not reproduced alone, cause not found).
+    /// In the live view's group, which runs alone.
     @Suite struct LiveHubTests {
         /// Joins threads off the cooperative pool.
         func runBlocking(_ body: @escaping @Sendable () -> Void) async {
@@ -123,30 +122,69 @@ extension LiveViewTestGroup {
         }
 
         /// A reader waiting for a stream that never comes is released when its group (its server)
-        /// is cancelled, and by the hub's shutdown; an old stream's late publisher changes nothing.
+        /// is cancelled, and a part request by the hub's shutdown.
+        ///
+        /// Each wait's deadline is two minutes off, and what tells a release from the deadline is
+        /// what the wait returned (`.end`, not `.timeout`) or that it returned before its deadline,
+        /// both seen on the waiting thread. The cancel and the shutdown come once the waiting
+        /// thread sleeps (its state in /proc), not after a guessed 50 ms.
+        ///
+        /// It once failed in a parallel run, cause not found then: it timed the release with
+        /// `Date()` on the test's task (under 10 s from the cancel to the end of an `await`), and
+        /// that task waits for a thread of the cooperative pool (two, on two cores), which other
+        /// suites' synchronous waits may hold for longer; with both held for 12 s the old test
+        /// fails with "(outcome == "end" → true) && (elapsed < 10 → false)". The hub cannot miss
+        /// the cancel: its flag is set under the hub's lock, which broadcasts, and `read` checks
+        /// it under that lock before every wait.
         @Test func waitingReadersAreReleasedWhenCancelled() async throws {
             let hub = LiveStreamHub()
             let group = LiveStreamHub.ReaderGroup()
             let outcome = LockedValue<String>("")
+            let readerThread = LockedValue<String?>(nil)
             let reader = DedicatedThread(name: "hub-reader") {
+                readerThread.withLock { $0 = Self.currentThreadStatPath() }
                 var position = LiveStreamHub.StreamPosition()
-                let result = hub.read(&position, until: SystemClock.monotonicNanoseconds() + 30_000_000_000, group: group)
-                outcome.withLock { if case .end = result { $0 = "end" } else { $0 = "other" } }
+                let result = hub.read(&position, until: SystemClock.monotonicNanoseconds() + 120_000_000_000, group: group)
+                outcome.withLock {
+                    switch result {
+                    case .end: $0 = "end"
+                    case .timeout: $0 = "timeout"
+                    case .bytes(let bytes): $0 = "\(bytes.count) bytes"
+                    }
+                }
             }
-            try await Task.sleep(for: .milliseconds(50))
-            let asked = Date()
+            #expect(await eventually { Self.isSleeping(readerThread.withLock { $0 }) }, "the reader never waited")
             hub.cancel(group)
             await runBlocking { reader.join() }
-            // Well before the 30 s deadline, even on a busy machine.
-            #expect(outcome.withLock { $0 } == "end" && Date().timeIntervalSince(asked) < 10)
+            #expect(outcome.withLock { $0 } == "end", "the cancelled reader's wait returned \(outcome.withLock { $0 })")
+
+            let partThread = LockedValue<String?>(nil)
+            let released = LockedValue<Bool?>(nil)
             let part = DedicatedThread(name: "hub-part") {
-                _ = hub.part(5, 0, until: SystemClock.monotonicNanoseconds() + 30_000_000_000)
+                partThread.withLock { $0 = Self.currentThreadStatPath() }
+                let deadline = SystemClock.monotonicNanoseconds() + 120_000_000_000
+                let bytes = hub.part(5, 0, until: deadline)
+                released.withLock { $0 = bytes == nil && SystemClock.monotonicNanoseconds() < deadline }
             }
-            try await Task.sleep(for: .milliseconds(50))
-            let shut = Date()
+            #expect(await eventually { Self.isSleeping(partThread.withLock { $0 }) }, "the part request never waited")
             hub.shutDown()
             await runBlocking { part.join() }
-            #expect(Date().timeIntervalSince(shut) < 10)
+            #expect(released.withLock { $0 } == true, "the part request was not released by the shutdown before its deadline")
+        }
+
+        /// The calling thread's stat file, /proc/self/task/TID/stat.
+        static func currentThreadStatPath() -> String? {
+            // /proc/thread-self links to PID/task/TID.
+            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/thread-self") else { return nil }
+            return "/proc/" + target + "/stat"
+        }
+
+        /// Whether the thread whose stat file is at `path` is asleep (state S: in a wait).
+        static func isSleeping(_ path: String?) -> Bool {
+            guard let path, let stat = try? String(contentsOfFile: path, encoding: .utf8),
+                  let end = stat.lastIndex(of: ")") else { return false }
+            // After the name in parentheses: the state, one letter.
+            return stat[stat.index(after: end)...].trimmingCharacters(in: .whitespaces).first == "S"
         }
 
         /// A stream's publisher still finishing while the next stream has begun (the session's

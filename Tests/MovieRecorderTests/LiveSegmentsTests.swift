@@ -8,9 +8,9 @@ import Testing
 
 extension LiveViewTestGroup {
     /// The live stream as the application takes it, `AVAssetWriter`'s way: an initialization
-    /// segment, then parts with reports, which concatenated are a stream ffprobe reads. In the live
-    /// view's group, which runs alone: the stream keeps only the newest pieces for a reader that the
-    /// busy cooperative pool of a parallel run leaves waiting for seconds.
+    /// segment, then parts with reports, which concatenated are a stream ffprobe reads. The stream
+    /// keeps only the newest 32 pieces for a reader that falls behind, so the test reads it on a
+    /// thread of its own, which the busy cooperative pool of a parallel run cannot leave waiting.
     @Suite struct LiveSegmentsTests {
         @Test func theApplicationTakesInitializationAndPartsWithReports() async throws {
             let directory = try TemporaryDirectory()
@@ -23,12 +23,14 @@ extension LiveViewTestGroup {
                 try config.addOutput(live)
             }
             try live.setVideoRotationAngle(180)
-            let collector = Task {
+            let executor = DedicatedThreadExecutor(name: "test-pieces")
+            let collector = Task(executorPreference: executor) {
                 var pieces: [LiveSegment] = []
                 for await piece in live.segments {
                     pieces.append(piece)
                     if pieces.count >= 12 { break }
                 }
+                executor.finish()
                 return pieces
             }
             try await session.startRunning()
@@ -73,7 +75,9 @@ extension LiveViewTestGroup.LiveSegmentsTests {
         }
         try await session.startRunning()
         try await movie.startRecording(to: directory.file("clip.mov"))
-        try await Task.sleep(for: .seconds(1))
+        // The stream's failure reported, and a second of the recording written beside it.
+        #expect(await eventually { live.lastError != nil }, "the stream reported nothing")
+        #expect(await eventually { movie.recordedDuration >= .seconds(1) }, "\(movie.recordedDuration) recorded")
         let result = await movie.stopRecording()
         await session.stopRunning()
         let error = try #require(live.lastError)

@@ -32,7 +32,13 @@ extension LiveViewTestGroup {
             }
             let readers = try (0..<8).map { try reader("reader-\($0).mp4", seconds: 14) }
             let stalled = try reader("stalled.mp4", seconds: 40)
-            try await Task.sleep(for: .seconds(1))
+            // Stopped once it has taken some of the stream: a reader stopped before it connects is
+            // never the server's to cut loose.
+            let stalledFile = directory.file("stalled.mp4")
+            let connected = await eventually {
+                ((try? FileManager.default.attributesOfItem(atPath: stalledFile)[.size] as? Int) ?? 0) > 0
+            }
+            #expect(connected, "the stalled reader never got the stream")
             kill(stalled.processIdentifier, SIGSTOP)
             // The server gives up on a connection that takes nothing for 10 seconds.
             try await Task.sleep(for: .seconds(12))

@@ -74,7 +74,7 @@ import Testing
         let interval = 200.0  // 5 fps
         var withLag: [Double] = [], withoutLag: [Double] = []
         try await withSession(output) {
-            try await Task.sleep(for: .milliseconds(700))  // the ring holds a few frames
+            #expect(await eventually { output.ring.entries.count >= 2 }, "the ring holds no frames")
             for index in 0..<6 {
                 // Three with zero shutter lag, then three without; requests at different phases
                 // of the frame interval.
@@ -170,8 +170,10 @@ import Testing
                 defer { slowDone.withLock { $0 = true } }
                 return try await output.capturePhoto(to: dir.file("slow.heic"), settings: PhotoSettings(codec: .hevc, qualityPrioritization: .quality))
             }
-            try await Task.sleep(for: .milliseconds(50))
+            // The next call once the slow one holds the slot, so the next waits for it.
+            #expect(await eventually { output.state.withLock { $0.slots.inFlight } == 1 }, "the slow photo never took the slot")
             let waiting = Task { try await output.capturePhoto(to: dir.file("waiting.jpg")) }
+            // Likely queued by now; cancelled before it queues, it ends the same way.
             try await Task.sleep(for: .milliseconds(50))
             #expect(output.maximumPhotosInFlight == 1)
             waiting.cancel()
@@ -307,7 +309,9 @@ import Testing
                     let settings = PhotoSettings(codec: .hevc, qualityPrioritization: .quality)
                     group.addTask { try await output.capturePhoto(to: dir.file("fast-\(index).heic"), settings: settings) }
                     // The first is in flight (x265's slow preset) when the others are requested.
-                    if index == 0 { try await Task.sleep(for: .milliseconds(30)) }
+                    if index == 0 {
+                        #expect(await eventually { output.state.withLock { $0.slots.inFlight } == 1 }, "the first photo never took a slot")
+                    }
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
             }

@@ -38,8 +38,11 @@ extension RealTimeMetadataTestGroup {
             try observer.setCamera(camera, mounting: CameraMounting(position: .back))
             try await service.session.startRunning()
             #expect(await eventually { movie.videoRotationAngle == 90 })
+            let events = RecordingEvents(of: movie)
             try await movie.startRecording(to: path)
-            try await Task.sleep(for: .milliseconds(300))
+            // The fix, the reading and the turns once the first frame is in: a change before it
+            // would be the start's.
+            #expect(await events.waitForStart())
             let fixes = [(52.52, 13.405), (52.5203, 13.4056)]
             location.report(.fix(LocationFix(latitude: fixes[0].0, longitude: fixes[0].1, altitude: 34, speed: 5, course: 87.3,
                                              horizontalAccuracy: 4.2, time: "2026-06-01T12:00:00.000Z", captureTime: MonotonicClock.now())))
@@ -53,7 +56,13 @@ extension RealTimeMetadataTestGroup {
             location.report(.fix(LocationFix(latitude: fixes[1].0, longitude: fixes[1].1, captureTime: MonotonicClock.now())))
             gravity.setRotation(clockwiseDegrees: 270)
             #expect(await eventually { movie.videoRotationAngle == 270 })
-            try await Task.sleep(for: .milliseconds(300))
+            // Stopped once a frame captured after the last turn is written: the turn lands on it.
+            let turned = MonotonicClock.now()
+            let afterTurn = await eventually {
+                guard let start = events.startTime else { return false }
+                return movie.recordedDuration >= .nanoseconds(Int64(turned - start)) + .milliseconds(100)
+            }
+            #expect(afterTurn, "\(movie.recordedDuration) recorded")
             let result = try #require(await movie.stopRecording())
             await service.session.stopRunning()
             await service.stopObservingRotation()
@@ -187,19 +196,24 @@ extension RealTimeMetadataTestGroup {
             }
             try await session.startRunning()
             try movie.setVideoRotationAngle(90)
+            let events = RecordingEvents(of: movie)
             try await movie.startRecording(toSegments: try SegmentFileNames(pattern: dir.file("seg-%d.mov")))
-            try await Task.sleep(for: .milliseconds(300))
+            // The fix once the first frame is in, the turn once a later file has begun, and the stop
+            // once another has: at least three files, the fix before the last and the turn too.
+            @Sendable func filesBegun() -> Int { events.all.count { if case .didStartSegment = $0 { true } else { false } } + 1 }
+            #expect(await events.waitForStart())
             location.report(.fix(LocationFix(latitude: 52.52, longitude: 13.405, captureTime: MonotonicClock.now())))
-            try await Task.sleep(for: .milliseconds(1200))
+            let atFix = filesBegun()
+            #expect(await eventually { filesBegun() > atFix }, "no file after the fix's")
             try movie.setVideoRotationAngle(180)
-            try await Task.sleep(for: .milliseconds(1800))
+            let atTurn = filesBegun()
+            #expect(await eventually { filesBegun() > atTurn }, "no file after the turn's")
             _ = try #require(await movie.stopRecording())
             await session.stopRunning()
-            let files = (0..<8).map { dir.file("seg-\($0).mov") }.filter { FileManager.default.fileExists(atPath: $0) }
+            let files = (0..<16).map { dir.file("seg-\($0).mov") }.filter { FileManager.default.fileExists(atPath: $0) }
             try #require(files.count >= 3, "\(files)")
             // The fix lands in the segment its capture time falls in: the first, or a later one when
-            // a loaded machine wakes this task late (seen under ThreadSanitizer). Every later file
-            // starts with it.
+            // this task learnt of the first frame late. Every later file starts with it.
             let fixed = try #require(files.firstIndex { try holdsSamples($0, .locationISO6709) }, "no file holds the fix")
             try #require(fixed < files.count - 1, "the fix landed in the last file, \(files[fixed])")
             var orientationAtStart = try exif(90)
@@ -234,20 +248,33 @@ extension RealTimeMetadataTestGroup {
                 try config.addOutput(movie)
             }
             try await session.startRunning()
+            let events = RecordingEvents(of: movie)
             try await movie.startRecording(to: path)
-            try await Task.sleep(for: .milliseconds(600))
+            // Paused 0.6 s after the first frame's capture, turned while paused for 0.6 s, and
+            // stopped once 0.6 s more are written; the turn's time is checked against the moment
+            // of the pause, measured, not against what the sleeps were meant to give.
+            #expect(await events.waitForStart())
+            let start = try #require(events.startTime)
+            let due = start + 600_000_000, now = MonotonicClock.now()
+            if due > now { try await Task.sleep(for: .nanoseconds(Int64(due - now))) }
+            let pausing = MonotonicClock.now()
             movie.pauseRecording()
+            let paused = MonotonicClock.now()
             try movie.setVideoRotationAngle(270)
             try await Task.sleep(for: .milliseconds(600))
             movie.resumeRecording()
-            try await Task.sleep(for: .milliseconds(600))
+            #expect(await eventually { movie.recordedDuration >= .nanoseconds(Int64(paused - start)) + .milliseconds(600) },
+                    "\(movie.recordedDuration) recorded")
             let result = try #require(await movie.stopRecording())
             await session.stopRunning()
             let turns = try samples(path, .videoOrientation)
             #expect(turns.map { $0.value(of: .videoOrientation) } == [.int(try exif(0)), .int(try exif(270))], "\(turns)")
-            // The pause is out of the timeline: the turn comes after about 0.6 s of media, on a frame.
+            // The pause is out of the timeline: the turn comes after the media recorded up to the
+            // pause (the 0.6 s pause not counted), on a frame.
             let at = turns.last?.time ?? 0
-            #expect(at > 0.4 && at < 0.9 && abs(at * 30 - (at * 30).rounded()) < 0.01, "the turn at \(at) s")
+            let pausedAt = (Double(pausing - start) / 1e9, Double(paused - start) / 1e9)
+            #expect(at > pausedAt.0 - 0.2 && at < pausedAt.1 + 0.3 && abs(at * 30 - (at * 30).rounded()) < 0.01,
+                    "the turn at \(at) s; paused at \(pausedAt) s")
             #expect(Double(result.frameCount) / 30 > at + 0.3, "\(result)")
             #expect(try exiftoolOrientations(path) == [try exif(0), try exif(270)])
         }
@@ -256,15 +283,13 @@ extension RealTimeMetadataTestGroup {
             let dir = try TemporaryDirectory()
             defer { dir.cleanUp() }
             let path = dir.file("killed.mov")
-            let recorder = Process()
-            recorder.executableURL = URL(fileURLWithPath: try movrecPath())
-            recorder.arguments = ["record", path, "--video", "testsrc", "--size", "160x120", "--rotation", "90", "--quiet"]
-            recorder.standardOutput = FileHandle.nullDevice
-            recorder.standardError = FileHandle.nullDevice
-            try recorder.run()
-            try await Task.sleep(for: .milliseconds(2500))
-            kill(recorder.processIdentifier, SIGKILL)
-            recorder.waitUntilExit()
+            // Killed once two fragments are whole on the disk, however long movrec took to start.
+            let movrec = try RunningProgram(try movrecPath(), ["record", path, "--video", "testsrc", "--size", "160x120",
+                                                               "--rotation", "90", "--quiet"])
+            defer { movrec.killIfRunning() }
+            #expect(await movrec.waitForError(containing: "movrec: recording to"), "movrec did not start: \(movrec.error)")
+            #expect(await eventually { wholeFragmentCount(path) >= 2 }, "\(wholeFragmentCount(path)) fragments on the disk")
+            movrec.killIfRunning()
             let repaired = dir.file("repaired.mov")
             let repair = try run(movrecPath(), ["repair", path, "--output", repaired])
             #expect(repair.status == 0, "\(repair.output)\(repair.error)")

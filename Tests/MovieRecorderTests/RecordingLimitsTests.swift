@@ -86,26 +86,20 @@ import Testing
 
 /// A recording whose directory vanishes stops with an error that says so.
 @Suite struct VanishedDirectoryTests {
-    @Test func removingTheDirectoryStopsTheRecording() throws {
+    /// The directory goes once movrec records into the file; the recording, whose own end is
+    /// ten minutes away, stops by itself and says why.
+    @Test func removingTheDirectoryStopsTheRecording() async throws {
         let dir = try TemporaryDirectory()
         defer { dir.cleanUp() }
         let path = dir.file("gone.mov")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try movrecPath())
-        process.arguments = ["record", path, "--video", "testsrc", "--size", "160x120", "--duration", "30", "--quiet"]
-        let err = Pipe()
-        process.standardError = err
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        usleep(1_200_000)
+        let movrec = try RunningProgram(try movrecPath(), ["record", path, "--video", "testsrc", "--size", "160x120",
+                                                           "--duration", "600", "--quiet"])
+        defer { movrec.killIfRunning() }
+        #expect(await movrec.waitForError(containing: "movrec: recording to \(path)"), "movrec did not start: \(movrec.error)")
         try FileManager.default.removeItem(atPath: dir.path)
-        let deadline = Date().addingTimeInterval(10)
-        while process.isRunning && Date() < deadline { usleep(50_000) }
-        #expect(!process.isRunning, "the recording stops by itself")
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 1)
-        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(message.contains("was deleted, or its directory removed"), "\(message)")
+        #expect(await movrec.waitForExit(), "the recording stops by itself")
+        movrec.killIfRunning()
+        #expect(movrec.process.terminationStatus == 1)
+        #expect(await movrec.waitForError(containing: "was deleted, or its directory removed"), "\(movrec.error)")
     }
 }

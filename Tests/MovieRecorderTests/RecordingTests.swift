@@ -104,17 +104,20 @@ import Testing
             try config.addOutput(output)
         }
         try await session.startRunning()
+        let events = RecordingEvents(of: output)
         try await output.startRecording(to: path)
-        let started = MonotonicClock.now()
+        #expect(await events.waitForStart())
         try await Task.sleep(for: .milliseconds(1500))
         // Under load the sleep overshoots (other suites' blocking work holds the cooperative
-        // threads): compare with what really elapsed until the stop.
+        // threads) and the first frame may come late: compare with what really elapsed from the
+        // first frame's capture until the stop.
         let stopped = MonotonicClock.now()
         let result = try #require(await output.stopRecording())
         await session.stopRunning()
         #expect(result.isPlayable)
         #expect(result.error == nil)
         let d = try streamDurations(path)
+        let started = try #require(events.startTime)
         let elapsed = Double(stopped - started) / 1e9
         #expect(d.video > 1.0 && abs(d.video - elapsed) < 0.35, "video lasted \(d.video) s of \(elapsed) s recorded")
         #expect(abs((d.audio ?? 0) - d.video) < 1.0 / 30, "audio \(d.audio ?? -1) s vs video \(d.video) s")
@@ -284,8 +287,11 @@ extension RealTimeMetadataTestGroup {
                 try config.addOutput(output)
             }
             try await session.startRunning()
+            let events = RecordingEvents(of: output)
             try await output.startRecording(to: path)
-            let started = MonotonicClock.now()
+            // Timed from the first frame's capture, which may come late on a loaded machine.
+            #expect(await events.waitForStart())
+            let started = try #require(events.startTime)
             try await Task.sleep(for: .milliseconds(800))
             let paused = MonotonicClock.now()
             output.pauseRecording()
@@ -298,7 +304,7 @@ extension RealTimeMetadataTestGroup {
             let result = try #require(await output.stopRecording())
             await session.stopRunning()
             var kinds: [String] = []
-            for await event in output.events {
+            for event in await events.untilFinished() {
                 switch event {
                 case .didStartRecording: kinds.append("start")
                 case .didPauseRecording: kinds.append("pause")
@@ -308,7 +314,6 @@ extension RealTimeMetadataTestGroup {
                 case .didMeasureAudioClockDrift: kinds.append("drift")
                 case .didFinishRecording: kinds.append("finish")
                 }
-                if kinds.last == "finish" { break }
             }
             #expect(kinds == ["start", "pause", "resume", "finish"])
             #expect(result.isPlayable && result.error == nil)

@@ -144,24 +144,30 @@ import Testing
             for await angle in observer.captureAngles { seen.withLock { $0.append(angle) } }
         }
         // The old camera's sensor needs 180° more than the new one's: its angles are odd ones out.
+        // Each step waits for the angle it publishes (the stream keeps only the newest, so a
+        // reader left behind would see the last alone).
         let oldCamera = try camera(), newCamera = try camera()
         try observer.setCamera(oldCamera, mounting: CameraMounting(position: .back, sensorRotation: 180))
         let oldCoordinator = try #require(observer.coordinator)
         gravity.setRotation(clockwiseDegrees: 90)  // old: 270
-        try await Task.sleep(for: .milliseconds(50))
+        #expect(await eventually { seen.withLock { $0.last } == 270 }, "\(seen.withLock { $0 })")
+        let switchIndex = seen.withLock { $0.count }
         try observer.setCamera(newCamera, mounting: Self.back)
         let newCoordinator = try #require(observer.coordinator)
         #expect(newCoordinator !== oldCoordinator)
-        let switchIndex = seen.withLock { $0.count }
+        // No reading comes between: the new camera's angle is published at once.
+        #expect(await eventually { seen.withLock { $0.count } > switchIndex }, "nothing published after the switch")
+        #expect(seen.withLock { Array($0.dropFirst(switchIndex)) } == [90], "the new camera's angle is published at once")
         for degrees in [0, 90, 180, 270, 90] {
             gravity.setRotation(clockwiseDegrees: degrees)
-            try await Task.sleep(for: .milliseconds(20))
+            #expect(await eventually { seen.withLock { $0.last } == Double(degrees) }, "\(degrees)°: \(seen.withLock { $0 })")
         }
-        oldCoordinator.update(with: .upright(rotatedClockwise: 180))  // a late reading for the old camera
-        try await Task.sleep(for: .milliseconds(50))
-        let afterSwitch = Array(seen.withLock { $0 }.dropFirst(switchIndex))
-        #expect(afterSwitch.first == 90, "the new camera's angle is published at once")
-        #expect(afterSwitch.last == 90, "a late reading for the old camera never publishes")
+        // A late reading for the old camera, then one for the new: only the new one's angle follows.
+        let beforeLate = seen.withLock { $0.count }
+        oldCoordinator.update(with: .upright(rotatedClockwise: 180))
+        gravity.setRotation(clockwiseDegrees: 180)
+        #expect(await eventually { seen.withLock { $0.last } == 180 }, "\(seen.withLock { $0 })")
+        #expect(seen.withLock { Array($0.dropFirst(beforeLate)) } == [180], "a late reading for the old camera never publishes")
         #expect(oldCoordinator.videoRotationAngleForHorizonLevelCapture == 270, "the old coordinator no longer follows gravity")
         consumer.cancel()
     }
@@ -220,9 +226,12 @@ import Testing
         try await session.startRunning()
         try movie.setVideoRotationAngle(90)
         try await movie.startRecording(to: path)
-        try await Task.sleep(for: .milliseconds(400))
+        // The turn once frames are written (a change before the first frame is no change during
+        // the recording), and frames after it.
+        #expect(await eventually { movie.recordedDuration > .zero }, "nothing recorded")
         try movie.setVideoRotationAngle(180)
-        try await Task.sleep(for: .milliseconds(300))
+        let atTurn = movie.recordedDuration
+        #expect(await eventually { movie.recordedDuration >= atTurn + .milliseconds(300) }, "\(movie.recordedDuration) recorded")
         let result = try #require(await movie.stopRecording())
         await session.stopRunning()
         #expect(result.orientation == (try VideoOrientation(rotationAngle: 90)))

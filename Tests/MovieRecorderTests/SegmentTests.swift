@@ -245,17 +245,19 @@ import Testing
         await service.observeRotation(of: observer)
         try observer.setCamera(camera, mounting: CameraMounting(position: .back))
         try await service.session.startRunning()
+        let events = RecordingEvents(of: movie)
         try await movie.startRecording(toSegments: try SegmentFileNames(pattern: dir.file("turn-%d.mov")))
-        try await Task.sleep(for: .milliseconds(1000))
+        // The turn once the first file has its first frame; the stop once the second has its
+        // own, the first frame after the turn (the turn reaches the output on the service's task).
+        #expect(await events.waitForStart())
         gravity.setRotation(clockwiseDegrees: 90)
-        try await Task.sleep(for: .milliseconds(1000))
+        #expect(await eventually { movie.videoRotationAngle == 90 })
+        #expect(await events.waitForSegment(dir.file("turn-1.mov")), "no file after the turn")
         let last = try #require(await movie.stopRecording())
         await service.session.stopRunning()
         await service.stopObservingRotation()
-        var finished: [RecordingResult] = []
-        for await event in movie.events {
-            if case .didFinishSegment(let result) = event { finished.append(result) }
-            if case .didFinishRecording = event { break }
+        let finished = await events.untilFinished().compactMap { event -> RecordingResult? in
+            if case .didFinishSegment(let result) = event { result } else { nil }
         }
         let first = try #require(finished.first)
         #expect(finished.count == 1 && first.path == dir.file("turn-0.mov") && last.path == dir.file("turn-1.mov"))
@@ -281,15 +283,19 @@ import Testing
             try config.addOutput(output)
         }
         try await session.startRunning()
+        let events = RecordingEvents(of: output)
         try await output.startRecording(to: dir.file("a.mov"))
-        try await Task.sleep(for: .milliseconds(700))
+        // 0.7 s written into each file: the switch once a.mov holds them, the stop once b.mov does.
+        #expect(await eventually { output.recordedDuration >= .milliseconds(700) }, "\(output.recordedDuration) recorded")
+        let atSwitch = output.recordedDuration
         try await output.startRecording(to: dir.file("b.mov"))
         await #expect(throws: RecordingError.self) { try await output.startRecording(to: dir.file("b.mov")) }
-        try await Task.sleep(for: .milliseconds(700))
+        #expect(await events.waitForSegment(dir.file("b.mov")), "no switch to b.mov")
+        #expect(await eventually { output.recordedDuration >= atSwitch + .milliseconds(700) }, "\(output.recordedDuration) recorded")
         let last = try #require(await output.stopRecording())
         await session.stopRunning()
         var kinds: [String] = []
-        for await event in output.events {
+        for event in await events.untilFinished() {
             switch event {
             case .didStartRecording(let path, _): kinds.append("start " + (path as NSString).lastPathComponent)
             case .didStartSegment(let path): kinds.append("segment " + (path as NSString).lastPathComponent)
@@ -297,7 +303,6 @@ import Testing
             case .didFinishRecording(let result): kinds.append("end " + (result.path as NSString).lastPathComponent)
             default: break
             }
-            if kinds.last?.hasPrefix("end") == true { break }
         }
         #expect(kinds == ["start a.mov", "segment b.mov", "finished a.mov", "end b.mov"])
         #expect(last.isPlayable && last.error == nil)
@@ -313,20 +318,20 @@ import Testing
     /// the current one are fragmented movies repair finishes. The newest file alone may hold no
     /// fragment yet, or be empty (a kill before its first frame is encoded, as for a single
     /// recording), and repair then says so with its typed error.
-    @Test(arguments: [3.15, 3.45, 3.75])
-    func aKillLeavesEarlierSegmentsFinishedAndTheRestRepairable(after seconds: Double) throws {
+    ///
+    /// The kill comes `seconds` after movrec says the third file has its first frame, so at
+    /// least three files are there however long a sanitized movrec takes to start.
+    @Test(arguments: [0.15, 0.45, 0.75])
+    func aKillLeavesEarlierSegmentsFinishedAndTheRestRepairable(intoTheThirdFile seconds: Double) async throws {
         let dir = try TemporaryDirectory()
         defer { dir.cleanUp() }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try movrecPath())
-        process.arguments = ["record", dir.file("kill-%03d.mov"), "--video", "testsrc", "--audio", "tone", "--size", "320x240",
-                             "--segment-duration", "1", "--quiet"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        Thread.sleep(forTimeInterval: seconds)
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        let movrec = try RunningProgram(try movrecPath(), ["record", dir.file("kill-%03d.mov"), "--video", "testsrc", "--audio", "tone",
+                                                           "--size", "320x240", "--segment-duration", "1", "--quiet"])
+        defer { movrec.killIfRunning() }
+        let third = await movrec.waitForError(containing: "movrec: recording to \(dir.file("kill-002.mov"))")
+        #expect(third, "movrec did not start a third file: \(movrec.error)")
+        try await Task.sleep(for: .seconds(seconds))
+        movrec.killIfRunning()
         let files = try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted()
         #expect(files.count >= 3, "\(files)")
         for (index, name) in files.enumerated() {

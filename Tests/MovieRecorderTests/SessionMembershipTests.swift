@@ -47,7 +47,7 @@ import Testing
         let movie = MovieFileOutput()
         let session = try await liveSession(with: movie)
         try await movie.startRecording(to: dir.file("removed.mov"))
-        try await Task.sleep(for: .milliseconds(300))
+        #expect(await eventually { movie.recordedDuration > .zero }, "nothing recorded")  // a movie to finalize
         try await session.removeOutput(movie)
         #expect(!movie.isRecording, "isRecording is false once removeOutput returns")
         let result = try #require(await movie.stopRecording())
@@ -64,7 +64,7 @@ import Testing
         let movie = MovieFileOutput()
         let session = try await liveSession(with: movie)
         try await movie.startRecording(to: dir.file("stopped.mov"))
-        try await Task.sleep(for: .milliseconds(300))
+        #expect(await eventually { movie.recordedDuration > .zero }, "nothing recorded")  // a movie to finalize
         await session.stopRunning()
         #expect(!movie.isRecording, "isRecording is false once stopRunning returns")
         let result = try #require(await movie.stopRecording())

@@ -182,23 +182,185 @@ func withTestPatternSession<T>(_ output: PhotoOutput, width: Int, height: Int, f
     }
 }
 
-/// Waits up to two seconds until `condition` holds, such as an angle the capture service
-/// applies on its own task.
-func eventually(_ condition: @Sendable () async -> Bool) async -> Bool {
-    for _ in 0..<400 {
+/// Waits until `condition` holds, such as an angle the capture service applies on its own task
+/// or a line a program prints, looking every 5 ms; false if it still does not hold at `deadline`.
+///
+/// The deadline is for an outcome that does not come: one that comes returns at once, so it is
+/// far off. A loaded machine (two cores, a sanitizer, other suites beside) may leave a task or a
+/// thread waiting for seconds, and a test passes there as surely as on a warm one.
+func eventually(deadline: Duration = .seconds(120), _ condition: @Sendable () async -> Bool) async -> Bool {
+    let (seconds, attoseconds) = deadline.components
+    let end = MonotonicClock.now() + UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
+    while MonotonicClock.now() < end {
         if await condition() { return true }
         try? await Task.sleep(for: .milliseconds(5))
     }
     return await condition()
 }
 
-/// Waits until `condition` holds or `deadline` has passed on the clock (not a count of
-/// polls, which a loaded machine stretches).
-func eventually(within deadline: Duration, _ condition: @Sendable () async -> Bool) async -> Bool {
-    let end = ContinuousClock.now + deadline
-    while ContinuousClock.now < end {
-        if await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(5))
+/// A program running beside the test, its standard output and error collected as they come, so
+/// the test waits for what the program says (`movrec: recording to …`) before it signals it or
+/// times anything, instead of guessing how long it takes to start: a sanitized build on a loaded
+/// machine may take seconds.
+final class RunningProgram: @unchecked Sendable {
+    // @unchecked: `process` is only asked for its state and identifier after `run()`, which
+    // Foundation synchronises; the collected bytes are under their own locks.
+    let process = Process()
+    private let outputData = LockedValue(Data()), errorData = LockedValue(Data())
+
+    init(_ executable: String, _ arguments: [String]) throws {
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        // Each pipe read on a thread of its own until the program and its children close it.
+        for (pipe, collected) in [(out, outputData), (err, errorData)] {
+            DedicatedThread(name: "test-pipe") {
+                while case let data = pipe.fileHandleForReading.availableData, !data.isEmpty {
+                    collected.withLock { $0.append(data) }
+                }
+            }.detach()
+        }
     }
-    return await condition()
+
+    /// What the program has written to standard output so far.
+    var output: String { String(decoding: outputData.withLock { $0 }, as: UTF8.self) }
+
+    /// What the program has written to standard error so far.
+    var error: String { String(decoding: errorData.withLock { $0 }, as: UTF8.self) }
+
+    /// Waits until standard error holds `text`; false if it did not by the deadline.
+    func waitForError(containing text: String) async -> Bool {
+        await eventually { self.error.contains(text) }
+    }
+
+    /// Sends `signal` to the program.
+    func send(_ signal: Int32) { kill(process.processIdentifier, signal) }
+
+    /// Waits for the program to end; false if it still runs at the deadline.
+    func waitForExit(deadline: Duration = .seconds(120)) async -> Bool {
+        await eventually(deadline: deadline) { !self.process.isRunning }
+    }
+
+    /// Kills the program if it still runs and waits for it (a test's `defer`).
+    func killIfRunning() {
+        if process.isRunning { send(SIGKILL) }
+        process.waitUntilExit()
+    }
+}
+
+/// The fragments of a growing fragmented movie that are whole on the disk: each `moof` followed
+/// by its `mdat`, every byte of both written. Read from the top-level atom headers alone, so it
+/// does not lean on the reader under test, and a torn last atom is not counted.
+func wholeFragmentCount(_ path: String) -> Int {
+    guard let handle = FileHandle(forReadingAtPath: path) else { return 0 }
+    defer { try? handle.close() }
+    guard let size = try? handle.seekToEnd() else { return 0 }
+    var offset: UInt64 = 0, count = 0, afterMoof = false
+    while offset + 8 <= size {
+        guard (try? handle.seek(toOffset: offset)) != nil, let header = try? handle.read(upToCount: 16), header.count >= 8 else { break }
+        let bytes = [UInt8](header)
+        var atomSize = bytes[0..<4].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        if atomSize == 1, bytes.count == 16 { atomSize = bytes[8..<16].reduce(UInt64(0)) { $0 << 8 | UInt64($1) } }
+        // Size 0 (to the end of the file) is an atom still being written.
+        guard atomSize >= 8, offset + atomSize <= size else { break }
+        let type = String(decoding: bytes[4..<8], as: UTF8.self)
+        if type == "mdat" && afterMoof { count += 1 }
+        afterMoof = type == "moof"
+        offset += atomSize
+    }
+    return count
+}
+
+/// A task executor that runs its jobs on one thread of its own, for a test's reader of a bounded
+/// event stream. On the cooperative pool (two threads on two cores) such a reader stalls while
+/// other suites' blocking calls hold both threads, and the stream drops what it cannot keep; a
+/// thread of its own is scheduled by the kernel, as the recording's threads are.
+final class DedicatedThreadExecutor: TaskExecutor, @unchecked Sendable {
+    // @unchecked: `jobs` and `isFinished` are guarded by `lock`.
+    private let lock = ConditionLock()
+    private var jobs: [UnownedJob] = []
+    private var isFinished = false
+
+    init(name: String) {
+        DedicatedThread(name: name) { [self] in runJobs() }.detach()
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        lock.withLock {
+            jobs.append(job)
+            lock.broadcast()
+        }
+    }
+
+    /// Lets the thread end once the jobs enqueued so far have run.
+    func finish() {
+        lock.withLock {
+            isFinished = true
+            lock.broadcast()
+        }
+    }
+
+    private func runJobs() {
+        while true {
+            let next: UnownedJob? = lock.withLock {
+                while jobs.isEmpty && !isFinished { lock.wait() }
+                return jobs.isEmpty ? nil : jobs.removeFirst()
+            }
+            guard let next else { return }
+            next.runSynchronously(on: asUnownedTaskExecutor())
+        }
+    }
+}
+
+/// A movie output's events, every one in order, read as they come on a thread of their own
+/// from before the recording starts, so a test can wait for one (a file started, a clip
+/// finished) and count them all: the stream keeps only the newest 64 while its reader is behind.
+final class RecordingEvents: Sendable {
+    private let seen = LockedValue<[MovieFileOutput.Event]>([])
+    private let reader: Task<Void, Never>
+
+    /// Reads `output`'s events until its recording finishes (or the output goes away).
+    init(of output: MovieFileOutput) {
+        let executor = DedicatedThreadExecutor(name: "test-events")
+        reader = Task(executorPreference: executor) { [events = output.events, seen] in
+            for await event in events {
+                seen.withLock { $0.append(event) }
+                if case .didFinishRecording = event { break }
+            }
+            executor.finish()
+        }
+    }
+
+    /// The events so far.
+    var all: [MovieFileOutput.Event] { seen.withLock { $0 } }
+
+    /// Waits until the events so far satisfy `condition`; false if they did not by the deadline.
+    func waitFor(_ condition: @escaping @Sendable ([MovieFileOutput.Event]) -> Bool) async -> Bool {
+        await eventually { condition(self.all) }
+    }
+
+    /// Waits until the recording has started: its first frame was accepted.
+    func waitForStart() async -> Bool {
+        await waitFor { $0.contains { if case .didStartRecording = $0 { true } else { false } } }
+    }
+
+    /// The capture time of the recording's first frame (monotonic nanoseconds), once it started.
+    var startTime: UInt64? {
+        all.lazy.compactMap { if case .didStartRecording(_, let time) = $0 { time } else { nil } }.first
+    }
+
+    /// Waits until the recording went on into the file at `path` (its first frame is in it).
+    func waitForSegment(_ path: String) async -> Bool {
+        await waitFor { $0.contains { if case .didStartSegment(let started) = $0 { started == path } else { false } } }
+    }
+
+    /// Every event, once the recording has finished.
+    func untilFinished() async -> [MovieFileOutput.Event] {
+        await reader.value
+        return all
+    }
 }

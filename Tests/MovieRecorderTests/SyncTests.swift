@@ -63,23 +63,24 @@ import Testing
         }
     }
 
-    /// A fragmented AAC recording killed with SIGKILL and repaired keeps its sync.
-    @Test func killedAndRepairedRecordingStaysInSync() throws {
+    /// A fragmented AAC recording killed with SIGKILL and repaired keeps its sync. The kill
+    /// comes once four fragments (a second each) are whole on the disk, and repair recovers
+    /// every one of them.
+    @Test func killedAndRepairedRecordingStaysInSync() async throws {
         let dir = try TemporaryDirectory()
         defer { dir.cleanUp() }
         let path = dir.file("killed.mov")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try movrecPath())
-        process.arguments = ["record", path, "--video", "testsrc", "--audio", "tone", "--sync-marks", "--size", "320x240", "--quiet"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        Thread.sleep(forTimeInterval: 4.5)
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        let movrec = try RunningProgram(try movrecPath(), ["record", path, "--video", "testsrc", "--audio", "tone", "--sync-marks",
+                                                           "--size", "320x240", "--quiet"])
+        defer { movrec.killIfRunning() }
+        #expect(await movrec.waitForError(containing: "movrec: recording to"), "movrec did not start: \(movrec.error)")
+        let fragments = await eventually { wholeFragmentCount(path) >= 4 }
+        #expect(fragments, "\(wholeFragmentCount(path)) fragments on the disk")
+        movrec.killIfRunning()
+        let whole = wholeFragmentCount(path)
         let repaired = dir.file("repaired.mov")
         let report = try MovieFileRepair.repair(path: path, outputPath: repaired)
-        #expect(report.fragmentCount >= 3, "\(report)")
+        #expect(report.fragmentCount >= max(whole, 4), "\(report); \(whole) whole fragments on the disk")
         try SyncChecker.measureWithFFmpeg(repaired).expectInSync("killed and repaired, aac", atLeast: 3)
         try SyncChecker.measureWithGStreamer(repaired, aac: true).expectInSync("killed and repaired, aac, GStreamer", atLeast: 3)
     }
@@ -99,15 +100,17 @@ import Testing
         }
         try await session.startRunning()
         try await output.startRecording(to: path)
-        // Pause and resume half a second away from the marks: a mark's frame kept just before
-        // the pause while its click falls just after it would be a different question.
-        try await Task.sleep(for: .milliseconds(1800))
+        // Pause once 1.8 s are written and resume for 2.6 s more, each half a second away from
+        // the marks: a mark's frame kept just before the pause while its click falls just after it
+        // would be a different question.
+        #expect(await eventually { output.recordedDuration >= .milliseconds(1800) }, "\(output.recordedDuration) recorded")
         try await sleepUntilHalfASecondFromTheMarks()
         output.pauseRecording()
+        let atPause = output.recordedDuration
         try await Task.sleep(for: .milliseconds(500))
         try await sleepUntilHalfASecondFromTheMarks()
         output.resumeRecording()
-        try await Task.sleep(for: .milliseconds(2600))
+        #expect(await eventually { output.recordedDuration >= atPause + .milliseconds(2600) }, "\(output.recordedDuration) recorded")
         let result = try #require(await output.stopRecording())
         await session.stopRunning()
         #expect(result.isPlayable && result.error == nil)
