@@ -17,7 +17,8 @@ const char *CMicroHTTPD_load(void);
 // Starts a daemon listening on `address` (a sockaddr_in, or a sockaddr_in6 when `ipv6`), each
 // connection served on a thread of its own, with the limits given: connections in all and per
 // client address, seconds a connection may stay idle, and bytes of memory a connection may use
-// for its request (its headers must fit). Returns NULL when it cannot start (errno says why).
+// for its request (its headers must fit). Escapes in the path and query are decoded except
+// those of control characters (%00 stays "%00"). Returns NULL when it cannot start (errno says why).
 struct MHD_Daemon *CMicroHTTPD_start(const struct sockaddr *address, int ipv6, unsigned int connectionLimit,
                                      unsigned int perAddressLimit, unsigned int idleSeconds, size_t memoryLimit,
                                      MHD_AccessHandlerCallback handler, void *context);

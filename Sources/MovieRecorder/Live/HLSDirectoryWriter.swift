@@ -9,7 +9,8 @@ import MoviePlatform
 /// The playlist is a sliding window of ``windowSegments`` segments, older files deleted a few
 /// segments later (a player may still be reading them); with `windowSegments` nil it is an
 /// `EVENT` playlist that keeps every segment. Parts are not written: blocking playlist reloads,
-/// which Low-Latency HLS needs, take a server that answers them (``LiveViewServer``).
+/// which Low-Latency HLS needs, take a server that answers them (``LiveViewServer``). When the
+/// session stops the playlist ends with `EXT-X-ENDLIST`, and goes on when it runs again.
 ///
 /// It runs on a thread of its own and never holds up the stream: when the disk is slower than
 /// the stream it skips to the newest segment.
@@ -60,13 +61,14 @@ public final class HLSDirectoryWriter: Sendable {
             let deadline = SystemClock.monotonicNanoseconds() + 1_000_000_000
             let snapshot = hub.playlist(waitingFor: written.next, part: nil, until: deadline, group: readers)
             if hub.isStopped(readers) { break }
-            guard let snapshot else { continue }
             do {
-                try write(snapshot, &written)
+                if let snapshot { try write(snapshot, &written) }
             } catch {
                 fail(error)
                 return
             }
+            // Once the stream has ended the playlist is not waited for: wait for the next stream.
+            if snapshot?.isLive != true { _ = hub.waitForStream(until: deadline, group: readers) }
         }
         guard !written.listed.isEmpty else { return }
         do {
@@ -90,13 +92,15 @@ public final class HLSDirectoryWriter: Sendable {
         /// Discontinuities in segments that left the playlist.
         var discontinuitySequence = 0
         var targetDuration = 1
+        /// Whether the playlist written last was live (without `EXT-X-ENDLIST`).
+        var isLive = true
     }
 
-    /// Writes the complete segments not written yet, then the playlist, then deletes what left
-    /// the window.
+    /// Writes the complete segments not written yet, then the playlist (also when the stream
+    /// ended or began again), then deletes what left the window.
     private func write(_ snapshot: LiveStreamHub.PlaylistSnapshot, _ written: inout DirectoryState) throws {
         let fresh = snapshot.segments.filter { $0.isComplete && $0.sequenceNumber >= written.next }
-        guard !fresh.isEmpty else { return }
+        guard !fresh.isEmpty || (snapshot.isLive != written.isLive && !written.listed.isEmpty) else { return }
         for segment in fresh {
             guard let bytes = hub.segment(segment.sequenceNumber) else { continue }
             if !written.initializations.contains(segment.initialization), let initialization = hub.initialization(segment.initialization) {
@@ -114,6 +118,7 @@ public final class HLSDirectoryWriter: Sendable {
             written.listed.removeFirst(leaving.count)
         }
         written.targetDuration = snapshot.targetDuration
+        written.isLive = snapshot.isLive
         try writePlaylist(written, codecs: snapshot.codecs, isLive: snapshot.isLive, partTarget: snapshot.partTarget,
                           targetDuration: snapshot.targetDuration)
         // Initialization segments no listed segment needs any more.

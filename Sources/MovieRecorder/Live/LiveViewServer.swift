@@ -21,6 +21,10 @@ import MovieCapture
 /// address (100 a second, in bursts of 200) are bounded, and an idle or stalled connection is
 /// closed after 10 seconds. A reader that falls behind skips to the newest IDR. Nothing a client
 /// does reaches the recording.
+///
+/// Every answer carries `X-Content-Type-Options: nosniff`, `Referrer-Policy: no-referrer` and
+/// `Content-Security-Policy: frame-ancestors 'none'`. When the session stops, the playlist ends
+/// with `EXT-X-ENDLIST`.
 public final class LiveViewServer: Sendable {
     /// The page's address, with the access token when there is one.
     public let url: String
@@ -57,8 +61,9 @@ public final class LiveViewServer: Sendable {
         let routesBox = LockedValue<LiveViewRoutes?>(nil)
         do {
             server = try HTTPServer(host: host, port: UInt16(port), limits: limits) { request in
-                guard let routes = routesBox.withLock({ $0 }) else { return .text(503, "The live view is starting.") }
-                return routes.answer(request)
+                var response = routesBox.withLock({ $0 })?.answer(request) ?? .text(503, "The live view is starting.")
+                response.headers += LiveViewRoutes.securityHeaders
+                return response
             }
         } catch {
             throw LiveViewError(error.isLibraryMissing ? .libraryMissing : .cannotListen, "LiveViewServer: \(error.message)")
