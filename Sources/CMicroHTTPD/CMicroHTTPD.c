@@ -32,6 +32,36 @@
 
 CLINUX_LAZY_LIBRARY(CMicroHTTPD_load, "libmicrohttpd.so.12", CMICROHTTPD_FUNCTIONS)
 
+static int hexValue(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+// libmicrohttpd's own decoder (MHD_http_unescape in 0.9.75) turns %00 into a NUL that ends the
+// C string the handler gets, so "/status.json%00x" read as "/status.json". This one decodes
+// %HH as it does, in place, but leaves an escape of a control character (0x00-0x1F, 0x7F) as
+// it is, so a path or query value never holds one and never matches what it is not.
+static size_t unescapeKeepingControls(void *context, struct MHD_Connection *connection, char *text) {
+    (void)context;
+    (void)connection;
+    char *read = text, *write = text;
+    while (*read != '\0') {
+        int high = read[0] == '%' ? hexValue(read[1]) : -1;
+        int low = high < 0 ? -1 : hexValue(read[2]);
+        int byte = high * 16 + low;
+        if (low >= 0 && byte >= 0x20 && byte != 0x7F) {
+            *write++ = (char)byte;
+            read += 3;
+        } else {
+            *write++ = *read++;
+        }
+    }
+    *write = '\0';
+    return (size_t)(write - text);
+}
+
 struct MHD_Daemon *CMicroHTTPD_start(const struct sockaddr *address, int ipv6, unsigned int connectionLimit,
                                      unsigned int perAddressLimit, unsigned int idleSeconds, size_t memoryLimit,
                                      MHD_AccessHandlerCallback handler, MHD_NotifyConnectionCallback notify,
@@ -45,6 +75,7 @@ struct MHD_Daemon *CMicroHTTPD_start(const struct sockaddr *address, int ipv6, u
         {MHD_OPTION_CONNECTION_TIMEOUT, idleSeconds, NULL},
         {MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t)memoryLimit, NULL},
         {MHD_OPTION_STRICT_FOR_CLIENT, 1, NULL},
+        {MHD_OPTION_UNESCAPE_CALLBACK, (intptr_t)unescapeKeepingControls, NULL},
         {MHD_OPTION_END, 0, NULL},
     };
     typedef struct MHD_Daemon *(*Start)(unsigned int, uint16_t, MHD_AcceptPolicyCallback, void *,

@@ -37,12 +37,14 @@ struct ProgramResult {
     var output: String { String(decoding: outputData, as: UTF8.self) }
 }
 
-/// Runs a program and waits for it.
+/// Runs a program and waits for it; `environment` adds to (or replaces) the test's variables,
+/// for what must not show on a command line.
 @discardableResult
-func run(_ executable: String, _ arguments: [String]) throws -> ProgramResult {
+func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws -> ProgramResult {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable.hasPrefix("/") ? executable : try toolPath(executable))
     process.arguments = arguments
+    if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
     let out = Pipe(), err = Pipe()
     process.standardOutput = out
     process.standardError = err

@@ -18,7 +18,9 @@ const char *CMicroHTTPD_load(void);
 // connection served on a thread of its own, with the limits given: connections in all and per
 // client address, seconds a connection may stay idle, and bytes of memory a connection may use
 // for its request (its headers must fit). `notify` hears of each connection as it opens and
-// closes (before its socket is closed), `completed` of each request's end. Returns NULL when it cannot start (errno says why).
+// closes (before its socket is closed), `completed` of each request's end. Escapes in the path
+// and query are decoded except those of control characters (%00 stays "%00"). Returns NULL
+// when it cannot start (errno says why).
 struct MHD_Daemon *CMicroHTTPD_start(const struct sockaddr *address, int ipv6, unsigned int connectionLimit,
                                      unsigned int perAddressLimit, unsigned int idleSeconds, size_t memoryLimit,
                                      MHD_AccessHandlerCallback handler, MHD_NotifyConnectionCallback notify,

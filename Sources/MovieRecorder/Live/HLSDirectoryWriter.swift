@@ -142,15 +142,16 @@ public final class HLSDirectoryWriter: Sendable {
             let deadline = SystemClock.monotonicNanoseconds() + 1_000_000_000
             let snapshot = hub.playlist(waitingFor: written.next, part: nil, until: deadline, group: readers)
             if hub.isStopped(readers) { break }
-            guard let snapshot else { continue }
             do {
-                try write(snapshot, &written)
+                if let snapshot { try write(snapshot, &written) }
             } catch {
                 // Ended before the error is reported, so players have stopped waiting by then.
                 try? endPlaylist(&written)
                 report(error)
                 return
             }
+            // Once the stream has ended the playlist is not waited for: wait for the next stream.
+            if snapshot?.isLive != true { _ = hub.waitForStream(until: deadline, group: readers) }
         }
         do {
             try endPlaylist(&written)

@@ -82,10 +82,11 @@ extension LiveStreamHub {
     }
 
     /// The playlist, once it holds part `part` of segment `sequenceNumber` (or that whole
-    /// segment when `part` is nil), or at `deadline`; nil when nothing has been streamed yet.
+    /// segment when `part` is nil), or at `deadline`, or at once when the stream has ended (it is
+    /// then not live: `EXT-X-ENDLIST`); nil when nothing has been streamed yet.
     func playlist(waitingFor sequenceNumber: Int?, part: Int?, until deadline: UInt64, group: ReaderGroup? = nil) -> PlaylistSnapshot? {
         lock.withLock {
-            while let sequenceNumber, !isShutDown, group?.isCancelled != true, !holds(sequenceNumber, part) {
+            while let sequenceNumber, !hasEnded, group?.isCancelled != true, !holds(sequenceNumber, part) {
                 if !lock.wait(until: deadline) { break }
             }
             guard !segments.isEmpty, let last = lastStream else { return nil }
@@ -98,7 +99,7 @@ extension LiveStreamHub {
                           parts: s.parts.map { .init(duration: seconds($0.end - $0.start), isIndependent: $0.isIndependent,
                                                      isComplete: $0.isComplete) })
                 },
-                codecs: last.codecs, isLive: !isShutDown, discontinuitySequence: discontinuitySequence,
+                codecs: last.codecs, isLive: !hasEnded, discontinuitySequence: discontinuitySequence,
                 partTarget: last.partTarget, targetDuration: last.targetDuration)
         }
     }
@@ -121,17 +122,17 @@ extension LiveStreamHub {
 
     /// Part `index` of segment `sequenceNumber`, waiting until `deadline` for it to complete
     /// (a preload hint's request arrives before the part is done); nil when it is not in the
-    /// window or not complete by then.
+    /// window or not complete by then, or the stream has ended without it.
     func part(_ sequenceNumber: Int, _ index: Int, until deadline: UInt64, group: ReaderGroup? = nil) -> [UInt8]? {
         lock.withLock {
-            while !isShutDown && group?.isCancelled != true {
+            while group?.isCancelled != true {
                 if let segment = segments.first(where: { $0.sequenceNumber == sequenceNumber }) {
                     if index < segment.parts.count, segment.parts[index].isComplete { return segment.parts[index].bytes }
                     if segment.isComplete { return nil }
                 } else if (segments.first?.sequenceNumber ?? 0) > sequenceNumber {
                     return nil
                 }
-                if !lock.wait(until: deadline) { return nil }
+                if hasEnded || !lock.wait(until: deadline) { return nil }
             }
             return nil
         }

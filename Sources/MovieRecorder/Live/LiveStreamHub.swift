@@ -86,6 +86,10 @@ final class LiveStreamHub: @unchecked Sendable {
     private(set) var initializations: [Int: [UInt8]] = [:]
     private var initializationCount = 0
     private(set) var isShutDown = false
+    /// Whether the output stopped streaming (its session stopped, or it was removed from it),
+    /// rather than restarting with new inputs: once its stream ends, nothing follows until it is
+    /// connected again.
+    private var isOutputStopped = false
     /// Discontinuities in segments that left the window: HLS's discontinuity sequence.
     private(set) var discontinuitySequence = 0
 
@@ -175,6 +179,19 @@ final class LiveStreamHub: @unchecked Sendable {
             lock.broadcast()
         }
     }
+
+    /// Tells the hub whether its output is stopped (true) or connected to a session again
+    /// (false), so that the end of the stream is the end of the playlist only in the first case.
+    func setOutputStopped(_ stopped: Bool) {
+        lock.withLock {
+            isOutputStopped = stopped
+            lock.broadcast()
+        }
+    }
+
+    /// Whether nothing more will be published until the output is connected again: its stream
+    /// ended after it stopped, or the hub shut down. Called under the lock.
+    var hasEnded: Bool { isShutDown || (isOutputStopped && stream == nil) }
 
     /// Ends the waits of `group`'s readers, for good.
     func cancel(_ group: ReaderGroup) {

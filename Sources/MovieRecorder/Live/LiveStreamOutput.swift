@@ -119,12 +119,15 @@ public final class LiveStreamOutput: OutputService, PreviewTarget, MediaReceiver
             if let old = s.pipeline { s.stopping.append(old) }
             return s.pipeline
         }
+        hub.setOutputStopped(false)
         previous?.stop()
         pipeline.start()
         sources.wakeWaitingSources()
     }
 
     func disconnect(_ reason: DisconnectReason) {
+        // New inputs connect it again at once; otherwise the stream's end ends the playlist.
+        if reason != .inputsChanged { hub.setOutputStopped(true) }
         let pipeline = state.withLock { s in
             defer { s.pipeline = nil }
             if let old = s.pipeline { s.stopping.append(old) }

@@ -26,7 +26,8 @@ extension LiveViewRoutes {
     }
 
     /// `init-N.mp4`, `seg-N.m4s` and `part-N.P.m4s`; a part not complete yet is waited for (a
-    /// preload hint asks for it early).
+    /// preload hint asks for it early), unless its segment is more than two ahead of the newest,
+    /// as for `_HLS_msn`: it would not come within the wait. (Segments are never waited for.)
     func hlsResource(_ name: String) -> HTTPResponse {
         let hub = output.hub
         let found: [UInt8]?
@@ -35,6 +36,9 @@ extension LiveViewRoutes {
         } else if let n = Self.numbers(in: name, prefix: "seg-", suffix: ".m4s"), n.count == 1 {
             found = hub.segment(n[0])
         } else if let n = Self.numbers(in: name, prefix: "part-", suffix: ".m4s"), n.count == 2 {
+            guard n[0] <= (hub.lastSequenceNumber ?? 0) + 2 else {
+                return .text(404, "/hls/\(name) is more than two segments ahead of the stream.")
+            }
             let deadline = SystemClock.monotonicNanoseconds() + UInt64(3 * hub.targetDuration) * 1_000_000_000
             found = hub.part(n[0], n[1], until: deadline, group: readers)
         } else {

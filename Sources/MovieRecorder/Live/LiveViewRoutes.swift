@@ -6,8 +6,9 @@ import MoviePlatform
 final class LiveViewRoutes: Sendable {
     let output: LiveStreamOutput
     private let accessToken: String?
-    /// The `Host` values a request may name when there is no token: the loopback names of the
-    /// port served, so that another site cannot reach the camera by DNS rebinding.
+    /// The `Host` values a request may name when there is no token: the loopback names with the
+    /// port served (and bare on port 80, where a browser leaves the port out), so that another
+    /// site cannot reach the camera by DNS rebinding.
     private let loopbackHosts: Set<String>
     /// The server's readers, stopped together when it stops.
     let readers = LiveStreamHub.ReaderGroup()
@@ -26,8 +27,16 @@ final class LiveViewRoutes: Sendable {
     init(output: LiveStreamOutput, accessToken: String?, port: Int) {
         self.output = output
         self.accessToken = accessToken
-        loopbackHosts = ["127.0.0.1:\(port)", "localhost:\(port)", "[::1]:\(port)"]
+        let names = ["127.0.0.1", "localhost", "[::1]"]
+        loopbackHosts = Set(names.map { "\($0):\(port)" } + (port == 80 ? names : []))
     }
+
+    /// Headers every answer carries: browsers take the type given (a 404's text is never run as
+    /// a script), send no `Referer` (the page's address may hold its `?token=`), and show no page
+    /// of the server in another site's frame. No `script-src`: the preview page's script is inline.
+    static let securityHeaders: [(name: String, value: String)] = [
+        ("X-Content-Type-Options", "nosniff"), ("Referrer-Policy", "no-referrer"), ("Content-Security-Policy", "frame-ancestors 'none'"),
+    ]
 
     /// Ends open streams and blocked requests.
     func close() { output.hub.cancel(readers) }
@@ -79,12 +88,19 @@ final class LiveViewRoutes: Sendable {
     /// Compares the token without stopping at the first difference.
     private func isAuthorized(_ request: HTTPRequest) -> Bool {
         guard let accessToken else { return true }
-        let bearer = request.headers["Authorization"].flatMap { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil }
-        guard let given = request.query["token"] ?? bearer else { return false }
+        guard let given = request.query["token"] ?? request.headers["Authorization"].flatMap(Self.bearerToken) else { return false }
         let a = Array(given.utf8), b = Array(accessToken.utf8)
         var difference = a.count ^ b.count
         for i in 0..<b.count { difference |= Int((i < a.count ? a[i] : 0) ^ b[i]) }
         return difference == 0
+    }
+
+    /// The token of an `Authorization: Bearer …` header: the scheme in any case, then one or
+    /// more spaces (RFC 7235 section 2.1); nil for another scheme.
+    static func bearerToken(_ authorization: String) -> String? {
+        let scheme = authorization.prefix { $0 != " " }
+        let token = authorization.dropFirst(scheme.count).drop { $0 == " " }
+        return scheme.lowercased() == "bearer" && !token.isEmpty ? String(token) : nil
     }
 
     private func stream(picturesOnly: Bool) -> HTTPResponse {

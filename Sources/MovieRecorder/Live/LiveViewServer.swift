@@ -23,6 +23,10 @@ import MovieCapture
 /// stream's reader must keep taking it, and an idle connection is closed after 10 seconds. The
 /// connections' threads run below the recording's. A reader that falls behind skips to the
 /// newest IDR. Nothing a client does reaches the recording.
+///
+/// Every answer carries `X-Content-Type-Options: nosniff`, `Referrer-Policy: no-referrer` and
+/// `Content-Security-Policy: frame-ancestors 'none'`. When the session stops, the playlist ends
+/// with `EXT-X-ENDLIST`.
 public final class LiveViewServer: Sendable {
     /// The fewest characters an access token may have: 16 letters and digits are about 95 bits,
     /// more than a page in the victim's own browser can guess.
@@ -72,8 +76,9 @@ public final class LiveViewServer: Sendable {
         let routesBox = LockedValue<LiveViewRoutes?>(nil)
         do {
             server = try HTTPServer(host: host, port: UInt16(port), limits: limits) { request in
-                guard let routes = routesBox.withLock({ $0 }) else { return .text(503, "The live view is starting.") }
-                return routes.answer(request)
+                var response = routesBox.withLock({ $0 })?.answer(request) ?? .text(503, "The live view is starting.")
+                response.headers += LiveViewRoutes.securityHeaders
+                return response
             }
         } catch {
             throw LiveViewError(error.isLibraryMissing ? .libraryMissing : .cannotListen, "LiveViewServer: \(error.message)")
