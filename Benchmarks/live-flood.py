@@ -63,7 +63,7 @@ def record(movrec, size, requests, reniced):
         log = open(os.path.join(work, "stderr"), "w+")
         child = subprocess.Popen([movrec, "record", os.path.join(work, "clip.mov"), "--video", "testsrc", "--size", size,
                                   "--audio", "tone", "--duration", "20", "--live", f"127.0.0.1:{port}"],
-                                 stdout=subprocess.DEVNULL, stderr=log)
+                                 stdout=log, stderr=log)
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline and "recording to" not in open(log.name).read():
             time.sleep(0.05)
