@@ -40,13 +40,20 @@ let package = Package(
         .target(name: "CSampleRate", dependencies: ["CLinux"]),
         .target(name: "CHeif", dependencies: ["CLinux"]),
         .target(name: "CMicroHTTPD", dependencies: ["CLinux"]),
+        // GStreamer's RTSP server. Its headers need GLib's, whose configuration header lives in
+        // an architecture's own directory: both Debian architectures the project runs on are named.
+        .target(name: "CGStreamer", dependencies: ["CLinux"], cSettings: [.unsafeFlags([
+            "-I/usr/include/gstreamer-1.0", "-I/usr/include/glib-2.0",
+            "-I/usr/lib/x86_64-linux-gnu/glib-2.0/include", "-I/usr/lib/aarch64-linux-gnu/glib-2.0/include",
+            "-I/usr/lib/arm-linux-gnueabihf/glib-2.0/include",
+        ])]),
         // Linux calls glibc hides behind _GNU_SOURCE (fallocate), and the loader the others use.
         .target(name: "CLinux"),
         // Files, mappings, threads, bounded queues, the clock and the library loader: internal to
         // this package (`package` access), the only Swift code that calls the system directly.
         .target(
             name: "MoviePlatform",
-            dependencies: ["MovieContainer", "CLinux", "CX264", "CX265", "CALSA", "CV4L2", "CTurboJPEG", "CAVCodec", "CYUV", "CSampleRate", "CHeif", "CMicroHTTPD"],
+            dependencies: ["MovieContainer", "CLinux", "CX264", "CX265", "CALSA", "CV4L2", "CTurboJPEG", "CAVCodec", "CYUV", "CSampleRate", "CHeif", "CMicroHTTPD", "CGStreamer"],
             swiftSettings: strict
         ),
         // Where media comes from: V4L2 cameras (their formats converted by libyuv and TurboJPEG),

@@ -45,10 +45,13 @@ func live(_ arguments: Arguments) async throws -> Int32 {
     guard let view = try await LiveView.start(options.live, service: service) else { return 2 }
     if sources.gravity == nil { try view.output.setVideoRotationAngle(Double(options.orientation.rotationAngle)) }
     view.output.setVideoMirrored(options.orientation.isMirrored)
+    let rtsp = try await RTSPService.start(options.rtsp, main: try await fullSizeStream(options, service: service), liveView: view,
+                                           orientation: options.orientation, service: service)
     try await service.session.startRunning()
     await waitForSignal(orAfter: options.maxDuration)
     await service.session.stopRunning()
     await view.stop()
+    await rtsp?.stop()
     await service.stopObservingRotation()
     withExtendedLifetime(observer) {}
     if let error = view.output.lastError {
@@ -58,6 +61,20 @@ func live(_ arguments: Arguments) async throws -> Int32 {
     if view.directory?.error != nil { return 1 }  // printed when it happened
     standardError("movrec: streamed \(view.output.streamedFrameCount) frames, \(view.output.droppedFrameCount) left out")
     return 0
+}
+
+/// With `--rtsp`, a full-size zerolatency stream for `/main`, added to `service`: the command
+/// records nothing, so there is no recording's encode to share.
+private func fullSizeStream(_ options: RecordOptions, service: CaptureService) async throws -> RTSPServer.MainSource? {
+    guard options.rtsp.address != nil else { return nil }
+    var settings = LiveStreamSettings()
+    settings.maximumWidth = 7680
+    settings.maximumHeight = 4320
+    let output = LiveStreamOutput(settings: settings)
+    try await service.addOutput(output)
+    try output.setVideoRotationAngle(Double(options.orientation.rotationAngle))
+    output.setVideoMirrored(options.orientation.isMirrored)
+    return .liveStream(output)
 }
 
 /// Returns at SIGINT or SIGTERM, or after `duration`.

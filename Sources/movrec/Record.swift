@@ -87,6 +87,8 @@ func record(_ arguments: Arguments) async throws -> Int32 {
     let liveView = try await LiveView.start(options.live, service: service)
     if let liveView, sources.gravity == nil { try liveView.output.setVideoRotationAngle(Double(options.orientation.rotationAngle)) }
     liveView?.output.setVideoMirrored(options.orientation.isMirrored)
+    let rtsp = try await RTSPService.start(options.rtsp, main: .recording(movie), liveView: liveView, orientation: options.orientation,
+                                           service: service)
     try await RecordCommand.start(movie, in: service.session, options: options)
     let impacts = try EventTriggers.startImpactDetector(options, gravity: sources.gravity, movie: movie)
     defer { impacts?.stop() }
@@ -99,6 +101,7 @@ func record(_ arguments: Arguments) async throws -> Int32 {
     let taken = await photographer?.value
     await service.session.stopRunning()
     await liveView?.stop()
+    await rtsp?.stop()
     if let photos, let taken {
         await photos.finishProcessing()
         if !options.quiet { print("\(taken) photos in \(RecordCommand.photoDirectory(options))") }

@@ -55,6 +55,8 @@ struct RecordOptions {
     var photoDirectory: String?
     /// `--live`, `--live-size`, `--live-token`, `--hls-directory`, `--hls-window`, `--hls-mode`.
     var live: LiveOptions
+    /// `--rtsp HOST:PORT` and its credentials.
+    var rtsp: RTSPOptions
     /// `--gps [HOST:PORT]`: gpsd's address for a timed location track.
     var gps: (host: String, port: UInt16)?
     /// `--event-directory` and the other event clip options.
@@ -68,6 +70,7 @@ struct RecordOptions {
     init(parsing arguments: Arguments, isLiveCommand: Bool = false) throws {
         var args = arguments
         live = try LiveOptions(taking: &args, defaultAddress: isLiveCommand)
+        rtsp = try RTSPOptions(taking: &args)
         events = isLiveCommand ? nil : try EventOptions(taking: &args)
         video = try args.option("--video") ?? "/dev/video0"
         controls = try args.options("--control")

@@ -19,6 +19,12 @@ package enum SystemClock {
         return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
     }
 
+    /// The wall-clock time, in nanoseconds since 1970 UTC, of a monotonic time in the past.
+    package static func unixNanoseconds(ofMonotonic monotonic: UInt64) -> UInt64 {
+        let now = monotonicNanoseconds(), wall = unixNanoseconds()
+        return wall - min(wall, now >= monotonic ? now - monotonic : 0)
+    }
+
     /// Nanoseconds since an arbitrary point (boot), never going backwards (`CLOCK_MONOTONIC`,
     /// the clock V4L2 stamps buffers with).
     package static func monotonicNanoseconds() -> UInt64 {

@@ -39,6 +39,9 @@ final class LiveStreamEncoder {
     private var waiting: [WaitingPicture] = []
     private var part = PartInProgress()
     private var sequenceNumber = -1
+    /// Where access units go for the RTSP server, and the first picture's wall-clock capture time.
+    private let tap: EncodedStreamTap?
+    private var firstWallClock: UInt64?
 
     /// AAC units waiting for the next picture's chunk.
     private var pendingAudio: [CMAFSample] = []
@@ -69,7 +72,9 @@ final class LiveStreamEncoder {
         var orientation = VideoOrientation.up
     }
 
-    init(settings: LiveStreamSettings, video format: VideoFormat, size: (width: Int, height: Int), audio: PCMFormat?) throws(LiveViewError) {
+    init(settings: LiveStreamSettings, video format: VideoFormat, size: (width: Int, height: Int), audio: PCMFormat?,
+         tap: EncodedStreamTap? = nil) throws(LiveViewError) {
+        self.tap = tap
         let rate = format.frameRate
         frameNanoseconds = 1_000_000_000 * UInt64(rate.seconds) / UInt64(rate.frames)
         frameTicks = UInt64(Self.timescale) * UInt64(rate.seconds) / UInt64(rate.frames)
@@ -119,6 +124,11 @@ final class LiveStreamEncoder {
         var events: [LiveStreamOutputEvent] = []
         if firstTimestamp == nil {
             firstTimestamp = frame.timestamp
+            firstWallClock = Self.wallClock(of: frame.timestamp)
+            if let tap, let format = EncodedVideoFormat(writer.video) {
+                tap.publish(.videoFormat(format))
+                tap.publish(.audioFormat(aac.map { EncodedAudioFormat($0.format) }))
+            }
             events.append(.begin(LiveStreamStart(codecs: writer.codecs, pictureCodecs: pictureWriter.codecs,
                                                  pageInitialization: writer.initializationSegment(orientation: .up),
                                                  picturePageInitialization: pictureWriter.initializationSegment(orientation: .up),
@@ -167,6 +177,7 @@ final class LiveStreamEncoder {
         }
         var bytes = picture.turned ? LiveStreamMessages.orientation(picture.orientation, timescale: Self.timescale, time: time) : []
         let video = CMAFSample(data: sample.data, decodeTime: time, duration: UInt32(frameTicks), isSync: sample.isKeyframe)
+        tapVideo(sample, captureTime: picture.captureTime)
         let message = bytes
         bytes += writer.chunk(video: [video], audio: pendingAudio, captureTime: picture.captureTime)
         let pictureOnly = aac == nil ? nil : message + pictureWriter.chunk(video: [video], audio: [], captureTime: picture.captureTime)
@@ -235,6 +246,7 @@ final class LiveStreamEncoder {
         let start = audioPosition! + audioUnits * frames - Int64(aac!.format.primingFrames)
         audioUnits += 1
         guard start >= 0 else { return }
+        tapAudio(unit, start: start, rate: Int64(aac!.format.sampleRate))
         pendingAudio.append(CMAFSample(data: unit, decodeTime: UInt64(start), duration: UInt32(frames), isSync: true))
         // While no picture comes to carry them (a stalled camera), at most two seconds wait.
         if pendingAudio.count > 94 { pendingAudio.removeFirst(pendingAudio.count - 94) }
@@ -250,8 +262,20 @@ final class LiveStreamEncoder {
     }
 
     /// The wall-clock time, in nanoseconds since 1970 UTC, of a monotonic capture time.
-    private static func wallClock(of monotonic: UInt64) -> UInt64 {
-        let now = SystemClock.monotonicNanoseconds(), wall = SystemClock.unixNanoseconds()
-        return wall - min(wall, now >= monotonic ? now - monotonic : 0)
+    private static func wallClock(of monotonic: UInt64) -> UInt64 { SystemClock.unixNanoseconds(ofMonotonic: monotonic) }
+
+    /// Hands a picture's access unit to the RTSP server, if it listens.
+    private func tapVideo(_ sample: EncodedVideoSample, captureTime: UInt64) {
+        guard let tap, tap.hasSubscribers else { return }
+        tap.publish(.sample(EncodedStreamSample(kind: .video, bytes: sample.data, presentation: captureTime, decode: captureTime,
+                                                duration: frameNanoseconds, isKeyframe: sample.isKeyframe)))
+    }
+
+    /// Hands an AAC unit starting `start` samples into the stream to the RTSP server, if it listens.
+    private func tapAudio(_ unit: [UInt8], start: Int64, rate: Int64) {
+        guard let tap, tap.hasSubscribers, let firstWallClock else { return }
+        let time = firstWallClock + UInt64(start) * 1_000_000_000 / UInt64(rate)
+        tap.publish(.sample(EncodedStreamSample(kind: .audio, bytes: unit, presentation: time, decode: time,
+                                                duration: UInt64(AACFormat.framesPerPacket) * 1_000_000_000 / UInt64(rate), isKeyframe: true)))
     }
 }

@@ -42,6 +42,8 @@ public final class LiveStreamOutput: OutputService, PreviewTarget, MediaReceiver
     /// seconds) are kept when the application reads slower than they come, or not at all.
     public let segments: AsyncStream<LiveSegment>
     let hub = LiveStreamHub()
+    /// The stream's access units for an ``RTSPServer``.
+    let encodedTap = EncodedStreamTap()
 
     /// Creates an output with the given settings.
     public init(settings: LiveStreamSettings = LiveStreamSettings()) {
@@ -110,7 +112,7 @@ public final class LiveStreamOutput: OutputService, PreviewTarget, MediaReceiver
     func connect(_ sources: SourceDescription) {
         guard let video = sources.video else { return }
         let continuation = self.continuation
-        let pipeline = LiveStreamPipeline(settings: settings, video: video.format, audio: sources.audio?.format, hub: hub,
+        let pipeline = LiveStreamPipeline(settings: settings, video: video.format, audio: sources.audio?.format, hub: hub, tap: encodedTap,
                                           orientation: { [state] in state.withLock { $0.orientation } },
                                           deliver: { continuation.yield($0) },
                                           onFailure: { [state] error in state.withLock { $0.lastError = error } })

@@ -35,6 +35,7 @@ final class LiveStreamPipeline: Sendable {
     private let orientation: @Sendable () -> VideoOrientation
     private let deliver: @Sendable (LiveSegment) -> Void
     private let hub: LiveStreamHub
+    private let tap: EncodedStreamTap
     let statistics = LockedValue(Statistics())
     /// The hub's number for this stream, once it began; only the live thread sets it.
     private let streamID = LockedValue<Int?>(nil)
@@ -51,7 +52,7 @@ final class LiveStreamPipeline: Sendable {
     /// Prepares a stream of `video` (and `audio`, when the settings include it); nothing is
     /// opened until ``start()``, whose thread opens libyuv and the encoders (the session calls
     /// this from its actor, where nothing may block) and reports a failure to `onFailure`.
-    init(settings: LiveStreamSettings, video: VideoFormat, audio: PCMFormat?, hub: LiveStreamHub,
+    init(settings: LiveStreamSettings, video: VideoFormat, audio: PCMFormat?, hub: LiveStreamHub, tap: EncodedStreamTap,
          orientation: @escaping @Sendable () -> VideoOrientation,
          deliver: @escaping @Sendable (LiveSegment) -> Void, onFailure: @escaping @Sendable (LiveViewError) -> Void) {
         let size = PictureScaler.size(fitting: video.width, video.height, within: (settings.maximumWidth, settings.maximumHeight))
@@ -61,6 +62,7 @@ final class LiveStreamPipeline: Sendable {
         self.video = video
         self.audio = settings.includesAudio ? audio : nil
         self.hub = hub
+        self.tap = tap
         self.orientation = orientation
         self.deliver = deliver
         self.onFailure = onFailure
@@ -118,7 +120,7 @@ final class LiveStreamPipeline: Sendable {
     /// Opens libyuv and the encoders.
     private func open() throws(LiveViewError) -> LiveStreamEncoder {
         if let failure = PictureScaler.load() { throw LiveViewError(.libraryMissing, "LiveStreamOutput: scaling the picture: \(failure)") }
-        return try LiveStreamEncoder(settings: settings, video: video, size: (width, height), audio: audio)
+        return try LiveStreamEncoder(settings: settings, video: video, size: (width, height), audio: audio, tap: tap)
     }
 
     /// Hands what the encoders made to the hub and the application, outside every lock.

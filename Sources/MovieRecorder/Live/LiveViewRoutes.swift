@@ -137,16 +137,21 @@ final class LiveViewRoutes: Sendable {
     }
 }
 
-/// Requests per client address: a token bucket each, 100 a second in bursts of 200, for at most
-/// 1024 addresses (the least recently seen forgotten first).
+/// Requests per client address: a token bucket each, by default 100 a second in bursts of 200,
+/// for at most 1024 addresses (the least recently seen forgotten first).
 struct RequestRates {
     private var buckets: [String: (tokens: Double, at: UInt64)] = [:]
-    static let perSecond = 100.0
-    static let burst = 200.0
+    let perSecond: Double
+    let burst: Double
+
+    init(perSecond: Double = 100, burst: Double = 200) {
+        self.perSecond = perSecond
+        self.burst = burst
+    }
 
     mutating func admit(_ address: String, at now: UInt64) -> Bool {
-        var bucket = buckets[address] ?? (Self.burst, now)
-        bucket.tokens = min(Self.burst, bucket.tokens + Double(now - bucket.at) / 1e9 * Self.perSecond)
+        var bucket = buckets[address] ?? (burst, now)
+        bucket.tokens = min(burst, bucket.tokens + Double(now - bucket.at) / 1e9 * perSecond)
         bucket.at = now
         let admitted = bucket.tokens >= 1
         if admitted { bucket.tokens -= 1 }

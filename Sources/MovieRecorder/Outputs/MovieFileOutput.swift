@@ -80,6 +80,8 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
 
     let state = LockedValue(State())
     private let eventContinuation: AsyncStream<Event>.Continuation
+    /// The recording's encoded pictures for an ``RTSPServer``.
+    let encodedTap = EncodedStreamTap()
     /// The recording events, newest kept when nobody reads (up to 64: a segmented recording
     /// sends two or three per file). Read them from a task started before the recording.
     public let events: AsyncStream<Event>
@@ -350,6 +352,7 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
         }
         // Opening the encoder and creating the file block: do it on a thread of its own.
         let events = eventContinuation
+        let tap = encodedTap
         let pipeline = try await runOnDedicatedThread(name: "movrec-open") {
             try RecordingPipeline(settings: settings, sources: sources,
                                   onStart: { time in events.yield(.didStartRecording(path: path, time: time)) },
@@ -357,7 +360,7 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
                                   onSegmentStart: { events.yield(.didStartSegment(path: $0)) },
                                   onSegmentFinish: { events.yield(.didFinishSegment($0)) },
                                   onClockDrift: { events.yield(.didMeasureAudioClockDrift(partsPerMillion: $0)) },
-                                  onEvent: { events.yield($0) })
+                                  onEvent: { events.yield($0) }, tap: tap)
         }
         let installed: RecordingError? = state.withLock { s in
             guard s.pipeline == nil else {

@@ -27,6 +27,7 @@ extension RecordingPipeline {
         }
         var trial: TrialEncode?
         defer { trial?.close() }
+        var tapping = EncodedPictureTimes(tap: tap, format: tracks.video, timescale: timescale)
         do {
             while let item = frames.pop() {
                 let start = state.withLock { $0.videoStart } ?? item.time
@@ -46,13 +47,18 @@ extension RecordingPipeline {
                     guard writing.push(.metadata(Self.orientationItems(item.orientation), track: Self.orientationTrack,
                                                  time: presentation, segment: index)) else { break }
                 }
+                tapping.captured(presentation: presentation, at: item.time)
                 if let sample = try encoder.encode(item.frame, presentationTime: presentation, forceKeyframe: item.startsSegment != nil) {
+                    tapping.publish(sample, frameDuration: frameDurationNanoseconds)
                     size?.sampleOut(size: sample.data.count, isKeyframe: sample.isKeyframe, segment: segment(of: sample))
                     guard writing.push(.video(sample, segment: segment(of: sample))) else { break }
                 }
                 if size != nil { placeSizeSwitch(after: item, at: presentation, &trial, &size!) }
             }
-            for sample in try encoder.flush() { guard writing.push(.video(sample, segment: segment(of: sample))) else { break } }
+            for sample in try encoder.flush() {
+                tapping.publish(sample, frameDuration: frameDurationNanoseconds)
+                guard writing.push(.video(sample, segment: segment(of: sample))) else { break }
+            }
         } catch {
             fail(RecordingError(.encoderFailed, "MovieFileOutput: encoding: \(error)", underlyingError: error))
             while frames.pop() != nil {}

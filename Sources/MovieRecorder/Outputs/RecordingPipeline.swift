@@ -48,6 +48,8 @@ final class RecordingPipeline: Sendable {
     /// back by ``waitForVideo(reaching:)`` waits for.
     let videoProgressed = WakeSignal()
     let encoder: any VideoEncoder
+    /// Where the encoded pictures go for an RTSP server, besides the file.
+    let tap: EncodedStreamTap?
     /// What every segment's tracks hold.
     let tracks: RecordingSegment.Tracks
     /// The first segment, created with the recording; the writing thread creates the others.
@@ -86,7 +88,8 @@ final class RecordingPipeline: Sendable {
          onSegmentStart: @escaping @Sendable (String) -> Void = { _ in },
          onSegmentFinish: @escaping @Sendable (RecordingResult) -> Void = { _ in },
          onClockDrift: @escaping @Sendable (Double) -> Void = { _ in },
-         onEvent: @escaping @Sendable (MovieFileOutput.Event) -> Void = { _ in }) throws {
+         onEvent: @escaping @Sendable (MovieFileOutput.Event) -> Void = { _ in }, tap: EncodedStreamTap? = nil) throws {
+        self.tap = tap
         guard let video = sources.video else {
             throw RecordingError(.notConnected, "MovieFileOutput: the session has no video input to record")
         }
