@@ -31,7 +31,7 @@ args = parser.parse_args()
 
 Gst.init(None)
 pipeline = Gst.parse_launch(
-    f"rtspsrc name=src latency=0 protocols={args.transport} add-reference-timestamp-meta=true "
+    f"rtspsrc name=src latency=0 protocols={args.transport} add-reference-timestamp-meta=true max-rtcp-rtp-time-diff=-1 "
     "! decodebin ! appsink name=sink sync=false emit-signals=true max-buffers=4 drop=true")
 src = pipeline.get_by_name("src")
 src.set_property("location", args.url)  # set as a property, so no quoting issue in the URL
