@@ -68,7 +68,8 @@ func run(_ executable: String, _ arguments: [String], environment: [String: Stri
 /// Debian packages that provide the tools the tests use as independent readers.
 let toolPackages = ["ffprobe": "ffmpeg", "ffmpeg": "ffmpeg", "mediainfo": "mediainfo", "exiftool": "libimage-exiftool-perl",
                     "x264": "x264", "x265": "x265", "gst-launch-1.0": "gstreamer1.0-tools gstreamer1.0-plugins-good gstreamer1.0-plugins-ugly gstreamer1.0-plugins-bad gstreamer1.0-libav",
-                    "chromium": "chromium", "cjpeg": "libjpeg-turbo-progs", "xmllint": "libxml2-utils", "gpsfake": "gpsd gpsd-clients python3-gps"]
+                    "chromium": "chromium", "cjpeg": "libjpeg-turbo-progs", "xmllint": "libxml2-utils", "gpsfake": "gpsd gpsd-clients python3-gps",
+                    "gst-discoverer-1.0": "gstreamer1.0-plugins-base-apps"]
 
 struct MissingTool: Error, CustomStringConvertible {
     let description: String

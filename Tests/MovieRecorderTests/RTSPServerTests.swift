@@ -1,0 +1,158 @@
+import Foundation
+import Testing
+@testable import MovieContainer
+@testable import MoviePlatform
+@testable import MovieCapture
+@testable import MovieEncoding
+@testable import MovieRecorder
+
+/// A `movrec record … --rtsp` running beside a test: started, and waited for until it serves and
+/// records, so no client is timed against a guess of how long it takes to start.
+struct RTSPRecording {
+    let program: RunningProgram
+    let port: Int
+    let movie: String
+
+    /// A port free a moment ago, for a command that must be told one.
+    static func freePort() throws -> Int {
+        try RTSPServer(main: nil, sub: LiveStreamOutput(), port: 0).port
+    }
+
+    static func start(in directory: TemporaryDirectory, seconds: Int, size: String = "640x360", extra: [String] = [],
+                      credentials: String? = nil) async throws -> RTSPRecording {
+        let port = try freePort()
+        let movie = directory.file("rtsp-\(port).mov")
+        var arguments = ["record", movie, "--video", "testsrc", "--size", size, "--audio", "tone", "--duration", String(seconds),
+                         "--rtsp", "127.0.0.1:\(port)"] + extra
+        if let credentials {
+            let file = directory.file("credentials")
+            try SecretFile.create(file, holding: credentials)
+            arguments += ["--rtsp-credentials", file]
+        }
+        let program = try RunningProgram(try movrecPath(), arguments)
+        let started = await program.waitForError(containing: "rtsp://127.0.0.1:\(port)/sub")
+        let recording = await program.waitForError(containing: "recording to")
+        #expect(started && recording, "movrec did not serve: \(program.error)")
+        return RTSPRecording(program: program, port: port, movie: movie)
+    }
+
+    func url(_ path: String, user: String? = nil) -> String {
+        "rtsp://\(user.map { $0 + "@" } ?? "")127.0.0.1:\(port)\(path)"
+    }
+
+    /// Waits for the recording to end by itself and returns its result line.
+    func finish() async -> String {
+        #expect(await program.waitForExit(), "movrec goes on past its duration")
+        program.killIfRunning()
+        #expect(program.process.terminationStatus == 0, "\(program.error)")
+        return program.output
+    }
+}
+
+extension LiveViewTestGroup {
+    /// The RTSP server through real clients: ffprobe, ffmpeg (TCP and UDP), GStreamer's
+    /// rtspsrc and aiortsp read both paths, in sync, with Digest credentials, beside a
+    /// recording that loses nothing.
+    @Suite struct RTSPServerTests {
+        @Test func ffmpegAndGStreamerReadBothPathsOverTCPAndUDP() async throws {
+            let directory = try TemporaryDirectory()
+            defer { directory.cleanUp() }
+            let recording = try await RTSPRecording.start(in: directory, seconds: 40)
+            defer { recording.program.killIfRunning() }
+            for path in ["/main", "/sub"] {
+                for transport in ["tcp", "udp"] {
+                    let probe = try run("ffprobe", ["-v", "error", "-rtsp_transport", transport, "-show_entries", "stream=codec_name",
+                                                    "-of", "csv=p=0", recording.url(path)])
+                    #expect(probe.status == 0 && probe.output.contains("h264") && probe.output.contains("aac"),
+                            "ffprobe \(path) \(transport): \(probe.output) \(probe.error)")
+                    let decoded = try run("ffmpeg", ["-nostdin", "-rtsp_transport", transport, "-i", recording.url(path), "-t", "3",
+                                                     "-vf", "showinfo", "-f", "null", "-"])
+                    let errors = decoded.error.split(whereSeparator: \.isNewline).filter { $0.localizedCaseInsensitiveContains("error") }
+                    let pictures = Set(decoded.error.split(whereSeparator: \.isNewline).compactMap { SyncChecker.field($0, after: "checksum:") })
+                    #expect(decoded.status == 0 && errors.isEmpty, "ffmpeg \(path) \(transport): \(errors.prefix(5))")
+                    #expect(pictures.count >= 20, "ffmpeg \(path) \(transport): the test pattern advances, \(pictures.count) pictures")
+                }
+                let discovered = try run("gst-discoverer-1.0", [recording.url(path)])
+                #expect(discovered.output.contains("H.264") && discovered.output.contains("AAC"), "gst-discoverer \(path): \(discovered.output)")
+                let played = try run("gst-launch-1.0", [
+                    "rtspsrc", "location=\(recording.url(path))", "latency=0", "name=s",
+                    "s.", "!", "queue", "!", "decodebin", "!", "fakesink", "num-buffers=60",
+                    "s.", "!", "queue", "!", "decodebin", "!", "fakesink", "num-buffers=60"])
+                #expect(played.status == 0 && played.output.contains("Got EOS"), "GStreamer \(path): \(played.output.suffix(300)) \(played.error)")
+            }
+            recording.program.send(SIGINT)
+            let result = await recording.finish()
+            #expect(result.contains("frames") && !result.contains("dropped") && !result.contains("NOT PLAYABLE"), "\(result)")
+        }
+
+        @Test func audioAndVideoArriveInSyncThroughRTSP() async throws {
+            let directory = try TemporaryDirectory()
+            defer { directory.cleanUp() }
+            let recording = try await RTSPRecording.start(in: directory, seconds: 40, extra: ["--sync-marks"])
+            defer { recording.program.killIfRunning() }
+            for path in ["/sub", "/main"] {
+                // Re-encoded without B-frames: RTP carries no decode times for a copy of /main's.
+                let received = directory.file("received\(path.dropFirst()).mkv")
+                let copy = try run("ffmpeg", ["-nostdin", "-v", "error", "-rtsp_transport", "tcp", "-i", recording.url(path), "-t", "6",
+                                              "-c:v", "libx264", "-preset", "ultrafast", "-bf", "0", "-c:a", "copy", received])
+                #expect(copy.status == 0, "ffmpeg \(path): \(copy.error)")
+                // Within one video frame at 30 frames a second.
+                try SyncChecker.measureWithFFmpeg(received).expectInSync("RTSP \(path), ffmpeg", atLeast: 3, tolerance: 1000.0 / 30)
+            }
+            recording.program.send(SIGINT)
+            _ = await recording.finish()
+        }
+
+        @Test func credentialsAreAskedOfEveryClient() async throws {
+            let directory = try TemporaryDirectory()
+            defer { directory.cleanUp() }
+            let recording = try await RTSPRecording.start(in: directory, seconds: 40, credentials: "camera:correct-horse-9")
+            defer { recording.program.killIfRunning() }
+            let anonymous = try run("ffprobe", ["-v", "error", "-rtsp_transport", "tcp", recording.url("/main")])
+            #expect(anonymous.status != 0 && anonymous.error.contains("401"), "\(anonymous.error)")
+            let wrong = try run("ffprobe", ["-v", "error", "-rtsp_transport", "tcp", recording.url("/main", user: "camera:wrong-horse-9")])
+            #expect(wrong.status != 0 && wrong.error.contains("401"), "\(wrong.error)")
+            let right = try run("ffprobe", ["-v", "error", "-rtsp_transport", "tcp", "-show_entries", "stream=codec_name", "-of", "csv=p=0",
+                                            recording.url("/sub", user: "camera:correct-horse-9")])
+            #expect(right.status == 0 && right.output.contains("h264"), "\(right.error)")
+            let played = try run("gst-launch-1.0", ["rtspsrc", "location=\(recording.url("/sub"))", "user-id=camera", "user-pw=correct-horse-9",
+                                                    "latency=0", "!", "decodebin", "!", "fakesink", "num-buffers=30"])
+            #expect(played.status == 0, "GStreamer with credentials: \(played.output.suffix(300))")
+            #expect(!recording.program.error.contains("correct-horse-9"), "the password is never printed")
+            recording.program.send(SIGINT)
+            _ = await recording.finish()
+        }
+
+        @Test func badAddressesAndCredentialsAreRefusedAtStart() throws {
+            let directory = try TemporaryDirectory()
+            defer { directory.cleanUp() }
+            let open = try run(try movrecPath(), ["record", directory.file("a.mov"), "--video", "testsrc", "--duration", "1",
+                                                  "--rtsp", "0.0.0.0:\(try RTSPRecording.freePort())"])
+            #expect(open.status != 0 && open.error.contains("needs credentials"), "\(open.error)")
+            #expect(!FileManager.default.fileExists(atPath: directory.file("a.mov")), "nothing is recorded")
+            let shared = directory.file("shared")
+            try "camera:correct-horse-9\n".write(toFile: shared, atomically: false, encoding: .utf8)
+            chmod(shared, 0o644)
+            let readable = try run(try movrecPath(), ["record", directory.file("b.mov"), "--video", "testsrc", "--duration", "1",
+                                                      "--rtsp", "127.0.0.1:0", "--rtsp-credentials", shared])
+            #expect(readable.status == 2 && readable.error.contains("chmod 600"), "\(readable.error)")
+            let short = try run(try movrecPath(), ["record", directory.file("c.mov"), "--video", "testsrc", "--duration", "1",
+                                                   "--rtsp", "127.0.0.1:0"], environment: ["MOVREC_RTSP_CREDENTIALS": "camera:short"])
+            #expect(short.status == 2 && short.error.contains("8 to 128"), "\(short.error)")
+            #expect(!short.error.contains("camera:short"), "the password is never printed")
+        }
+
+        @Test func credentialsFromAFileAndTheEnvironment() throws {
+            let directory = try TemporaryDirectory()
+            defer { directory.cleanUp() }
+            let file = directory.file("credentials")
+            try SecretFile.create(file, holding: "nvr:long-enough-1")
+            let read = try RTSPCredentials(contentsOfFile: file)
+            #expect(read.user == "nvr" && read.password == "long-enough-1" && !"\(read)".contains("long-enough-1"))
+            #expect(throws: RTSPServerError.self) { try RTSPCredentials(contentsOfFile: directory.file("missing")) }
+            #expect(throws: RTSPServerError.self) { try RTSPCredentials(user: "a b", password: "long-enough-1") }
+            #expect(throws: RTSPServerError.self) { try RTSPCredentials(user: "nvr", password: "with space 1") }
+            #expect(try RTSPCredentials(environmentVariable: "MOVREC_TEST_UNSET_VARIABLE") == nil)
+        }
+    }
+}
