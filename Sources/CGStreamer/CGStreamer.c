@@ -16,7 +16,7 @@
 #include "CGStreamer.h"
 
 #define CGSTREAMER_FUNCTIONS(F, V, H) \
-    H(g_object_set) H(g_object_new) H(gst_rtsp_token_new) H(gst_rtsp_media_factory_add_role) \
+    H(g_object_set) H(g_object_new) H(g_object_ref) H(g_object_get_data) H(g_object_set_data) H(gst_rtsp_token_new) H(gst_rtsp_media_factory_add_role) \
     F(gboolean, gst_init_check, (int *argc, char **argv[], GError **error), (argc, argv, error)) \
     F(GstElementFactory *, gst_element_factory_find, (const gchar *name), (name)) \
     V(gst_object_unref, (gpointer object), (object)) \
@@ -44,6 +44,11 @@
     V(g_source_destroy, (GSource *source), (source)) \
     V(g_source_unref, (GSource *source), (source)) \
     V(g_free, (gpointer mem), (mem)) \
+    F(gint64, g_get_monotonic_time, (void), ()) \
+    V(g_list_free_full, (GList *list, GDestroyNotify free_func), (list, free_func)) \
+    F(GList *, g_list_prepend, (GList *list, gpointer data), (list, data)) \
+    F(GList *, gst_rtsp_client_session_filter, (GstRTSPClient *client, GstRTSPClientSessionFilterFunc func, \
+      gpointer user_data), (client, func, user_data)) \
     F(gchar *, g_strdup, (const gchar *str), (str)) \
     F(gchar **, g_strsplit, (const gchar *string, const gchar *delimiter, gint max_tokens), (string, delimiter, max_tokens)) \
     V(g_strfreev, (gchar **str_array), (str_array)) \
@@ -92,6 +97,9 @@
 CLINUX_LAZY_LIBRARY(CGStreamer_loadLibrary, "libgstrtspserver-1.0.so.0", CGSTREAMER_FUNCTIONS)
 
 #define CGS_PATHS 8
+// Seconds a connection without a session may go without being answered: a request that never
+// ends (sent a byte at a time, or half of it) does not hold a connection for ever.
+#define CGS_REQUEST_DEADLINE 10
 #define CGS_STREAMS 4
 
 // One served path: the appsrc elements of its current media, which the server's thread sets
@@ -155,6 +163,9 @@ int CGStreamer_hasElement(const char *name) {
 
 #define object_set ((void (*)(gpointer, const gchar *, ...))CLINUX_LAZY_FUNCTION(g_object_set))
 #define object_new ((gpointer (*)(GType, const gchar *, ...))CLINUX_LAZY_FUNCTION(g_object_new))
+#define object_ref ((gpointer (*)(gpointer))CLINUX_LAZY_FUNCTION(g_object_ref))
+#define object_get_data ((gpointer (*)(gpointer, const gchar *))CLINUX_LAZY_FUNCTION(g_object_get_data))
+#define object_set_data ((void (*)(gpointer, const gchar *, gpointer))CLINUX_LAZY_FUNCTION(g_object_set_data))
 #define token_new ((GstRTSPToken * (*)(const gchar *, ...))CLINUX_LAZY_FUNCTION(gst_rtsp_token_new))
 #define factory_add_role ((void (*)(GstRTSPMediaFactory *, const gchar *, const gchar *, ...)) \
                           CLINUX_LAZY_FUNCTION(gst_rtsp_media_factory_add_role))
@@ -252,6 +263,19 @@ typedef struct {
     gchar *address;
 } Departure;
 
+// When the server last answered the client, in seconds on the monotonic clock (plus one, so
+// that a client never answered still reads as set).
+static void markAnswered(GstRTSPClient *client) {
+    object_set_data(client, "movrec-answered", GSIZE_TO_POINTER((gsize)(g_get_monotonic_time() / G_USEC_PER_SEC + 1)));
+}
+
+static void sentMessage(GstRTSPClient *client, GstRTSPContext *context, GstRTSPMessage *message, gpointer data) {
+    (void)context;
+    (void)message;
+    (void)data;
+    markAnswered(client);
+}
+
 static void clientClosed(GstRTSPClient *client, gpointer data) {
     (void)client;
     Departure *departure = data;
@@ -265,27 +289,63 @@ static void freeDeparture(gpointer data, GClosure *closure) {
     free(departure);
 }
 
+static gboolean closeRefused(gpointer data) {
+    GstRTSPClient *client = data;
+    gst_rtsp_client_close(client);
+    g_object_unref(client);
+    return G_SOURCE_REMOVE;
+}
+
+// A client turned away is closed once it is attached (closing it inside this signal, before
+// that, leaks it); it never counts as let in.
 static void clientConnected(GstRTSPServer *rtsp, GstRTSPClient *client, gpointer data) {
     (void)rtsp;
     CGStreamerServer *server = data;
     const gchar *address = gst_rtsp_connection_get_ip(gst_rtsp_client_get_connection(client));
     if (address == NULL || !server->admit(server->context_, address)) {
-        gst_rtsp_client_close(client);
+        GSource *idle = g_idle_source_new();
+        g_source_set_callback(idle, closeRefused, object_ref(client), NULL);
+        g_source_attach(idle, server->context);
+        g_source_unref(idle);
         return;
     }
     Departure *departure = malloc(sizeof *departure);
     departure->server = server;
     departure->address = g_strdup(address);
     g_signal_connect_data(client, "closed", G_CALLBACK(clientClosed), departure, freeDeparture, (GConnectFlags)0);
+    markAnswered(client);
+    connect(client, "send-message", sentMessage, NULL);
     connect(client, "pre-setup-request", beforeSetup, server);
     connect(client, "new-session", newSession, server);
 }
 
+// Gathers (with a reference each) the clients that hold no session and have not been answered
+// for CGS_REQUEST_DEADLINE seconds.
+static GstRTSPFilterResult findStalled(GstRTSPServer *rtsp, GstRTSPClient *client, gpointer data) {
+    (void)rtsp;
+    GList **stalled = data;
+    gsize answered = GPOINTER_TO_SIZE(object_get_data(client, "movrec-answered"));
+    gsize now = (gsize)(g_get_monotonic_time() / G_USEC_PER_SEC + 1);
+    if (answered == 0 || now - answered < CGS_REQUEST_DEADLINE) return GST_RTSP_FILTER_KEEP;
+    GList *sessions = gst_rtsp_client_session_filter(client, NULL, NULL);
+    if (sessions != NULL) {
+        g_list_free_full(sessions, g_object_unref);
+        return GST_RTSP_FILTER_KEEP;
+    }
+    *stalled = g_list_prepend(*stalled, object_ref(client));
+    return GST_RTSP_FILTER_KEEP;
+}
+
+// Every 2 seconds: sessions past their timeout end, and connections stalled mid-request close.
 static gboolean cleanUpSessions(gpointer data) {
     CGStreamerServer *server = data;
     GstRTSPSessionPool *pool = gst_rtsp_server_get_session_pool(server->server);
     gst_rtsp_session_pool_cleanup(pool);
     g_object_unref(pool);
+    GList *stalled = NULL;
+    gst_rtsp_server_client_filter(server->server, findStalled, &stalled);
+    for (GList *item = stalled; item != NULL; item = item->next) gst_rtsp_client_close(item->data);
+    g_list_free_full(stalled, g_object_unref);
     return G_SOURCE_CONTINUE;
 }
 
@@ -419,8 +479,10 @@ int CGStreamer_push(CGStreamerServer *server, int pathNumber, int stream, const 
     }
     pthread_mutex_unlock(&path->lock);
     if (!wanted) return 0;
+    // Until the pipeline first plays, its base time is 0, and a buffer stamped against it would
+    // lie decades ahead of the clock: its sink would wait for it for ever.
     GstClockTime base = gst_element_get_base_time(source);
-    if (presentationNanoseconds < base) {
+    if (base == 0 || presentationNanoseconds < base) {
         gst_object_unref(source);
         return 0;
     }

@@ -26,7 +26,10 @@ connection without answering), "timeout" (no complete answer in time) or "error:
 case expects one of:
   refuse  a 4xx/5xx or closed: a 2xx or 3xx, or a timeout, fails the run;
   allow   a 2xx: anything else fails the run;
-  any     an answer of any kind or closed (the server must not hang): a timeout fails the run.
+  any     an answer of any kind or closed (the server must not hang): a timeout fails the run;
+  safe    like any, but a 2xx to a SETUP must not name a destination other than the client's
+          address nor multicast ("2xx-unsafe");
+  wait    the server may wait for more (a timeout is fine), but must not answer 2xx.
 Every case also fails when the server does not answer OPTIONS after it.
 
 Prints one JSON object on stdout: {"server", "authenticated", "cases": [{"name", "expect",
@@ -43,6 +46,7 @@ import random
 import re
 import socket
 import sys
+import threading
 import time
 
 READ_TIMEOUT = 3.0  # seconds a case waits for an answer
@@ -265,10 +269,28 @@ def setup_after_describe(target, transport, extra=()):
         answer = described(client, target)
         if not isinstance(answer, Response) or answer.status != 200:
             return "error: DESCRIBE answered %s" % outcome(answer)
-        setup = client.request("SETUP", target.url("/main/stream=0"), headers=[("Transport", transport)] + list(extra))
+        headers = [("Transport", transport)] if transport is not None else []
+        setup = client.request("SETUP", target.url("/main/stream=0"), headers=headers + list(extra))
         if isinstance(setup, Response) and setup.header("session"):
             client.request("TEARDOWN", target.url("/main"), headers=[("Session", setup.header("session").split(";")[0])])
         return setup
+
+
+def unsafe_transport(answer, client_address):
+    """Whether a SETUP's answer names a destination other than the client's, or multicast."""
+    if not isinstance(answer, Response) or not 200 <= answer.status < 300:
+        return False
+    chosen = answer.header("transport") or ""
+    destination = re.search(r"destination=([^;,]+)", chosen)
+    return "multicast" in chosen or (destination is not None and destination.group(1) != client_address)
+
+
+def setup_verdict(target, transport, extra=()):
+    """setup_after_describe, with a 2xx whose transport goes elsewhere reported as "2xx-unsafe"."""
+    answer = setup_after_describe(target, transport, extra)
+    if unsafe_transport(answer, target.host):
+        return "2xx-unsafe", {"transport": transport, "answer": summary(answer)}
+    return answer, transport if transport is not None else "no Transport header"
 
 
 # ---- the cases: each returns (answer, detail) ----
@@ -380,38 +402,53 @@ def case_traversal_path(target, rng):
 
 def case_setup_other_destination(target, rng):
     # SETUP asking RTP to go to another host (127.0.0.2): the pre-setup hook refuses it (403).
-    transport = "RTP/AVP;unicast;destination=127.0.0.2;client_port=40000-40001"
-    return setup_after_describe(target, transport), transport
+    return setup_verdict(target, "RTP/AVP;unicast;destination=127.0.0.2;client_port=40000-40001")
 
 
 def case_setup_multicast(target, rng):
     # SETUP asking for multicast: refused (403).
-    return setup_after_describe(target, "RTP/AVP;multicast"), "RTP/AVP;multicast"
+    return setup_verdict(target, "RTP/AVP;multicast")
 
 
 def case_setup_multicast_udp(target, rng):
     # SETUP asking for multicast with the lower transport named: refused (403).
-    transport = "RTP/AVP/UDP;multicast;client_port=40000-40001"
-    return setup_after_describe(target, transport), transport
+    return setup_verdict(target, "RTP/AVP/UDP;multicast;client_port=40000-40001")
 
 
 def case_setup_destination_second(target, rng):
-    # A Transport list whose first choice is fine and second names another host: refused.
-    transport = "RTP/AVP;unicast;client_port=40000-40001,RTP/AVP;unicast;destination=127.0.0.2;client_port=40002-40003"
-    return setup_after_describe(target, transport), transport
+    # A Transport list whose first choice is fine and second names another host: refused, or
+    # answered with the first choice (GStreamer's parser splits a header's value at commas into
+    # separate values and both it and the hook read only the first).
+    return setup_verdict(target, "RTP/AVP;unicast;client_port=40000-40001,"
+                         "RTP/AVP;unicast;destination=127.0.0.2;client_port=40002-40003")
 
 
-def case_setup_destination_seventeenth(target, rng):
-    # 16 unparseable Transport choices, then one naming another host (the hook splits the list
-    # in at most 16 pieces): still refused.
-    transport = ",".join(["x"] * 16 + ["RTP/AVP;unicast;destination=127.0.0.2;client_port=40000-40001"])
-    return setup_after_describe(target, transport), "16 x 'x' then destination=127.0.0.2"
+def case_setup_destination_unparseable_first(target, rng):
+    # 16 unparseable Transport choices, then one naming another host: never a 2xx to 127.0.0.2.
+    verdict, detail = setup_verdict(target, ",".join(["x"] * 16 + ["RTP/AVP;unicast;destination=127.0.0.2;client_port=40000-40001"]))
+    return verdict, "16 x 'x' then destination=127.0.0.2" if isinstance(detail, str) else detail
+
+
+def case_setup_two_transport_headers(target, rng):
+    # Two Transport headers: a fine one, then one naming another host. Never a 2xx to 127.0.0.2.
+    verdict, detail = setup_verdict(target, "RTP/AVP;unicast;client_port=40000-40001",
+                                    extra=[("Transport", "RTP/AVP;unicast;destination=127.0.0.2;client_port=40002-40003")])
+    return verdict, "Transport: fine, then Transport: destination=127.0.0.2" if isinstance(detail, str) else detail
+
+
+def case_setup_destination_case(target, rng):
+    # The parameter names in other letter cases: DESTINATION=127.0.0.2, never a 2xx to it.
+    return setup_verdict(target, "RTP/AVP;UNICAST;DESTINATION=127.0.0.2;CLIENT_PORT=40000-40001")
+
+
+def case_setup_no_transport(target, rng):
+    # SETUP without a Transport header: 461 expected.
+    return setup_verdict(target, None)
 
 
 def case_setup_own_destination(target, rng):
     # SETUP whose destination is the client's own address (127.0.0.1): allowed (200). No PLAY follows.
-    transport = "RTP/AVP;unicast;destination=127.0.0.1;client_port=40000-40001"
-    return setup_after_describe(target, transport), transport
+    return setup_verdict(target, "RTP/AVP;unicast;destination=127.0.0.1;client_port=40000-40001")
 
 
 def case_play_without_setup(target, rng):
@@ -480,12 +517,37 @@ def case_slow_request(target, rng):
             except OSError:
                 return "closed", "closed after %d bytes" % index
             time.sleep(gap)
-        return client.read_response(), "%d bytes, %.0f ms apart" % (len(data), gap * 1000)
+        answer = client.read_response()
+        detail = "%d bytes, %.0f ms apart" % (len(data), gap * 1000)
+        if answer == "timeout":  # does one more line end release it?
+            try:
+                client.send(b"\r\n")
+                detail += "; after one more CRLF: %s" % summary(client.read_response(2.0))
+            except OSError:
+                detail += "; closed"
+        return answer, detail
+
+
+def case_slow_chunks(target, rng):
+    # A valid OPTIONS sent in 8 chunks over about 2 seconds, never splitting a CRLF.
+    client = connect_or_outcome(target)
+    if isinstance(client, str):
+        return client, ""
+    with client:
+        data = b"OPTIONS %s RTSP/1.0\r\nCSeq: 1\r\n\r\n" % target.url("/sub").encode()
+        cuts = [0, 3, 9, 17, 25, 33, 40, len(data) - 6, len(data)]
+        for start, end in zip(cuts, cuts[1:]):
+            try:
+                client.send(data[start:end])
+            except OSError:
+                return "closed", "closed after %d bytes" % start
+            time.sleep(2.0 / 8)
+        return client.read_response(), "8 chunks, 250 ms apart, no CRLF split"
 
 
 def case_body_mismatch(target, rng):
-    # A Content-Length far larger than the body sent: the server may wait for the rest, so a
-    # timeout here is reported but the connection is then closed by us.
+    # A Content-Length far larger than the body sent: the server waits for the rest (a timeout
+    # is expected), then we close the connection.
     answer = exchange(target, b"SET_PARAMETER %s RTSP/1.0\r\nCSeq: 1\r\nContent-Length: 99999999\r\n\r\nabc"
                       % target.url("/main").encode(), timeout=2.0)
     return answer, "Content-Length 99999999, 3 bytes sent"
@@ -515,23 +577,34 @@ def case_connection_cap(target, rng):
     return verdict, "20 held open: %d answered, %d closed (the server admits 16 per address)" % (answered, closed)
 
 
-def case_flood(target, rng, count, seconds):
-    # Up to `count` quick OPTIONS/DESCRIBE on new connections for at most `seconds`, then how long
-    # until the server answers again.
-    tally, started, sent = {}, time.monotonic(), 0
-    while sent < count and time.monotonic() - started < seconds:
-        method, path = ("OPTIONS", "/sub") if sent % 2 == 0 else ("DESCRIBE", "/main")
-        try:
-            client = Client(target, pace=False, timeout=1.0)
-        except OSError:
-            tally["connect-error"] = tally.get("connect-error", 0) + 1
-            sent += 1
-            continue
-        with client:
-            answer = client.request(method, target.url(path), authenticate=False, timeout=1.0)
-        key = outcome(answer)
-        tally[key] = tally.get(key, 0) + 1
-        sent += 1
+def case_flood(target, rng, count, seconds, workers=4):
+    # Up to `count` quick OPTIONS/DESCRIBE on new connections, from 4 threads, for at most
+    # `seconds`; then how long until the server answers again.
+    tally, lock, started, numbers = {}, threading.Lock(), time.monotonic(), iter(range(count))
+
+    def worker():
+        while time.monotonic() - started < seconds:
+            with lock:
+                number = next(numbers, None)
+            if number is None:
+                return
+            method, path = ("OPTIONS", "/sub") if number % 2 == 0 else ("DESCRIBE", "/main")
+            try:
+                client = Client(target, pace=False, timeout=3.0)
+            except OSError:
+                key = "connect-error"
+            else:
+                with client:
+                    key = outcome(client.request(method, target.url(path), authenticate=False, timeout=3.0))
+            with lock:
+                tally[key] = tally.get(key, 0) + 1
+
+    threads = [threading.Thread(target=worker, daemon=True) for _ in range(workers)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(seconds + 10)
+    sent = sum(tally.values())
     elapsed = time.monotonic() - started
     recovered_after = None
     began = time.monotonic()
@@ -553,19 +626,23 @@ UNAUTHENTICATED = [("OPTIONS", "/sub"), ("DESCRIBE", "/main"), ("DESCRIBE", "/no
 
 
 def case_unauthenticated(target, rng):
-    # Every method without credentials: 401 with a Digest challenge each; the worst answer reported.
-    results, worst = {}, None
+    # Every method without credentials: 401 with a Digest challenge each. The case's outcome is
+    # the first 2xx if any (which fails), else the first answer without a challenge, else "401".
+    results, unchallenged, granted = {}, None, None
     for method, path in UNAUTHENTICATED:
         extra = [("Transport", "RTP/AVP/TCP;unicast;interleaved=0-1")] if method == "SETUP" else []
         answer = one_request(target, method, path, headers=extra, authenticate=False)
         challenged = isinstance(answer, Response) and answer.status == 401 and parse_challenge(answer) is not None
         results["%s %s" % (method, path)] = outcome(answer) + ("" if challenged else " (no Digest challenge)")
-        if not challenged and worst is None:
-            worst = answer
-    return (worst if worst is not None else "401"), results
+        if not challenged and unchallenged is None:
+            unchallenged = answer
+        if isinstance(answer, Response) and answer.status < 400 and granted is None:
+            granted = answer
+    results["every request challenged"] = unchallenged is None
+    return (granted or unchallenged or "401"), results
 
 
-def case_digest(target, credentials, check_challenge=True):
+def case_digest(target, credentials):
     """DESCRIBE /main answered with a Digest response computed from `credentials`."""
     client = connect_or_outcome(target)
     if isinstance(client, str):
@@ -645,8 +722,11 @@ CASES = [
     ("setup-destination-127.0.0.2", case_setup_other_destination, "refuse", "refuse"),
     ("setup-multicast", case_setup_multicast, "refuse", "refuse"),
     ("setup-multicast-udp", case_setup_multicast_udp, "refuse", "refuse"),
-    ("setup-destination-second-choice", case_setup_destination_second, "refuse", "refuse"),
-    ("setup-destination-17th-choice", case_setup_destination_seventeenth, "refuse", "refuse"),
+    ("setup-destination-second-choice", case_setup_destination_second, "safe", "safe"),
+    ("setup-destination-after-16-unparseable", case_setup_destination_unparseable_first, "safe", "safe"),
+    ("setup-two-transport-headers", case_setup_two_transport_headers, "safe", "safe"),
+    ("setup-destination-upper-case", case_setup_destination_case, "safe", "safe"),
+    ("setup-no-transport", case_setup_no_transport, "refuse", "refuse"),
     ("setup-destination-own-address", case_setup_own_destination, "allow", "allow"),
     ("play-without-setup", case_play_without_setup, "refuse", "refuse"),
     ("play-bogus-session", case_bogus_session_play, "refuse", "refuse"),
@@ -655,7 +735,8 @@ CASES = [
     ("teardown-bogus-session", case_teardown_bogus, "refuse", "refuse"),
     ("interleaved-frames-first", case_interleaved_first, "any", "any"),
     ("slow-byte-by-byte", case_slow_request, "any", "any"),
-    ("content-length-overstated", case_body_mismatch, "any", "any"),
+    ("slow-chunks", case_slow_chunks, "any", "any"),
+    ("content-length-overstated", case_body_mismatch, "wait", "wait"),
 ]
 AUTH_CASES = [
     ("unauthenticated-methods", case_unauthenticated, "refuse"),
@@ -670,9 +751,11 @@ AUTH_CASES = [
 
 def judge(expect, result):
     """Whether an outcome meets the expectation."""
-    if result == "timeout" or result.startswith("error"):
+    if expect == "wait":
+        return not result.startswith("error") and not result.startswith("2")
+    if result == "timeout" or result.startswith("error") or result == "2xx-unsafe":
         return False
-    if expect == "any":
+    if expect in ("any", "safe"):
         return True
     if expect == "allow":
         return result.isdigit() and result.startswith("2")

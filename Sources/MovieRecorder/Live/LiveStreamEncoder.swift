@@ -177,7 +177,7 @@ final class LiveStreamEncoder {
         }
         var bytes = picture.turned ? LiveStreamMessages.orientation(picture.orientation, timescale: Self.timescale, time: time) : []
         let video = CMAFSample(data: sample.data, decodeTime: time, duration: UInt32(frameTicks), isSync: sample.isKeyframe)
-        tapVideo(sample, captureTime: picture.captureTime)
+        tapVideo(sample, captureTime: picture.captureTime, orientation: picture.orientation)
         let message = bytes
         bytes += writer.chunk(video: [video], audio: pendingAudio, captureTime: picture.captureTime)
         let pictureOnly = aac == nil ? nil : message + pictureWriter.chunk(video: [video], audio: [], captureTime: picture.captureTime)
@@ -265,10 +265,10 @@ final class LiveStreamEncoder {
     private static func wallClock(of monotonic: UInt64) -> UInt64 { SystemClock.unixNanoseconds(ofMonotonic: monotonic) }
 
     /// Hands a picture's access unit to the RTSP server, if it listens.
-    private func tapVideo(_ sample: EncodedVideoSample, captureTime: UInt64) {
+    private func tapVideo(_ sample: EncodedVideoSample, captureTime: UInt64, orientation: VideoOrientation) {
         guard let tap, tap.hasSubscribers else { return }
         tap.publish(.sample(EncodedStreamSample(kind: .video, bytes: sample.data, presentation: captureTime, decode: captureTime,
-                                                duration: frameNanoseconds, isKeyframe: sample.isKeyframe)))
+                                                duration: frameNanoseconds, isKeyframe: sample.isKeyframe, orientation: orientation)))
     }
 
     /// Hands an AAC unit starting `start` samples into the stream to the RTSP server, if it listens.

@@ -47,7 +47,7 @@ extension RecordingPipeline {
                     guard writing.push(.metadata(Self.orientationItems(item.orientation), track: Self.orientationTrack,
                                                  time: presentation, segment: index)) else { break }
                 }
-                tapping.captured(presentation: presentation, at: item.time)
+                tapping.captured(presentation: presentation, at: item.time, orientation: item.orientation)
                 if let sample = try encoder.encode(item.frame, presentationTime: presentation, forceKeyframe: item.startsSegment != nil) {
                     tapping.publish(sample, frameDuration: frameDurationNanoseconds)
                     size?.sampleOut(size: sample.data.count, isKeyframe: sample.isKeyframe, segment: segment(of: sample))

@@ -108,4 +108,6 @@ struct EncodedStreamSample: Sendable {
     var decode: UInt64
     var duration: UInt64
     var isKeyframe: Bool
+    /// How the picture is to be shown (video only): sent as a display-orientation SEI.
+    var orientation = VideoOrientation.up
 }

@@ -1,3 +1,4 @@
+import MovieContainer
 import MoviePlatform
 import MovieCapture
 
@@ -77,7 +78,7 @@ final class RTSPPathFeeder: Sendable {
             case .sample(let sample):
                 guard let mounted else { continue }
                 if sample.kind == .audio && mounted.audio == nil { continue }
-                _ = server.push(path: mounted.number, stream: sample.kind == .video ? 0 : 1, bytes: sample.bytes,
+                _ = server.push(path: mounted.number, stream: sample.kind == .video ? 0 : 1, bytes: Self.withOrientation(sample, mounted.video),
                                 presentation: sample.presentation, decode: sample.decode, duration: sample.duration,
                                 keyframe: sample.isKeyframe)
                 continue
@@ -95,12 +96,21 @@ final class RTSPPathFeeder: Sendable {
         }
     }
 
+    /// A keyframe's access unit with a display-orientation SEI in front when the picture is to
+    /// be shown turned or mirrored: RTP has no track matrix. It holds until the next keyframe.
+    private static func withOrientation(_ sample: EncodedStreamSample, _ format: EncodedVideoFormat) -> [UInt8] {
+        guard sample.kind == .video, sample.isKeyframe, sample.orientation != .up else { return sample.bytes }
+        let sei = format.codec == .h264 ? DisplayOrientationSEI.h264(sample.orientation) : DisplayOrientationSEI.hevc(sample.orientation)
+        let length = UInt32(sei.count)
+        return [UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)] + sei + sample.bytes
+    }
+
     /// Stops taking access units and ends the thread; blocks until it has, so call it on a
     /// dedicated thread.
     func stop() {
         let tokens = state.withLock { s in defer { s.tokens = [] }; return s.tokens }
         for (tap, token) in tokens { tap.unsubscribe(token) }
         queue.close()
-        thread.withLock { $0 }?.join()
+        thread.withLock { t in defer { t = nil }; return t }?.join()
     }
 }

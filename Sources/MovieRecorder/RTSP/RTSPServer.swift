@@ -22,7 +22,7 @@ import MoviePlatform
 /// ``RTSPCredentials``, which every client must then give (Digest). At most 64 clients, 16 from
 /// one address, and new connections at 5 a second per address (in bursts of 20); a SETUP that
 /// names another destination than the client's own address, or a multicast group, is refused
-/// with 403; a session without a keep-alive ends after 60 seconds.
+/// with 403; a session without a keep-alive ends after 60 seconds (``defaultSessionTimeout``).
 public final class RTSPServer: Sendable {
     /// Where `/main` comes from.
     public enum MainSource: Sendable {
@@ -36,8 +36,8 @@ public final class RTSPServer: Sendable {
 
     /// The port RTSP cameras conventionally use.
     public static let defaultPort = 8554
-    /// Seconds a session lives without a keep-alive (RTSP's default).
-    public static let sessionTimeout = 60
+    /// Seconds a session lives without a keep-alive unless told otherwise (RTSP's default).
+    public static let defaultSessionTimeout = 60
 
     /// `rtsp://host:port/main`, without credentials; nil when there is no main source.
     public let mainURL: String?
@@ -58,13 +58,19 @@ public final class RTSPServer: Sendable {
     ///   - port: The port; 0 for any free one.
     ///   - credentials: What every client must give, loopback included; required for an
     ///     address other than loopback.
+    ///   - sessionTimeout: Seconds a session lives without a keep-alive (5 to 3600). A client
+    ///     that stops reading is closed this long (and 5 seconds more) after its last delivery;
+    ///     the stream leaves it after 10 seconds of backlog, whatever this says.
     /// - Throws: ``RTSPServerError`` when the address needs credentials, nothing is to be
     ///   served, the address cannot be listened on, or GStreamer's RTSP server or a plugin is
     ///   missing (it names the packages).
     public init(main: MainSource?, sub: LiveStreamOutput?, host: String = "127.0.0.1", port: Int = RTSPServer.defaultPort,
-                credentials: RTSPCredentials? = nil) throws(RTSPServerError) {
+                credentials: RTSPCredentials? = nil, sessionTimeout: Int = RTSPServer.defaultSessionTimeout) throws(RTSPServerError) {
         guard (0...65535).contains(port) else {
             throw RTSPServerError(.invalidSettings, "RTSPServer: port \(port) is not a port; give 0 to 65535")
+        }
+        guard (5...3600).contains(sessionTimeout) else {
+            throw RTSPServerError(.invalidSettings, "RTSPServer: a session timeout of \(sessionTimeout) seconds is out of range; give 5 to 3600")
         }
         guard main != nil || sub != nil else {
             throw RTSPServerError(.invalidSettings, "RTSPServer: nothing to serve; give a main source, a sub stream or both")
@@ -78,7 +84,7 @@ public final class RTSPServer: Sendable {
         do {
             server = try GStreamerRTSPServer(
                 host: host, port: port, credentials: credentials.map { ($0.user, $0.password) },
-                maximumSessions: RTSPAdmission.clients, sessionTimeout: Self.sessionTimeout,
+                maximumSessions: RTSPAdmission.clients, sessionTimeout: sessionTimeout,
                 hooks: .init(admit: { admission.admit($0) }, closed: { admission.closed($0) }))
         } catch {
             throw RTSPServerError(error.isLibraryMissing ? .libraryMissing : .cannotListen, "RTSPServer: \(error.message)")
