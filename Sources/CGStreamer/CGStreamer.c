@@ -88,6 +88,9 @@
     F(GstRTSPConnection *, gst_rtsp_client_get_connection, (GstRTSPClient *client), (client)) \
     V(gst_rtsp_client_close, (GstRTSPClient *client), (client)) \
     F(const gchar *, gst_rtsp_connection_get_ip, (const GstRTSPConnection *conn), (conn)) \
+    F(GSocket *, gst_rtsp_connection_get_read_socket, (const GstRTSPConnection *conn), (conn)) \
+    F(gboolean, g_socket_shutdown, (GSocket *socket, gboolean shutdown_read, gboolean shutdown_write, GError **error), \
+      (socket, shutdown_read, shutdown_write, error)) \
     F(GstRTSPResult, gst_rtsp_message_get_header, (const GstRTSPMessage *msg, GstRTSPHeaderField field, \
       gchar **value, gint indx), (msg, field, value, indx)) \
     F(GstRTSPResult, gst_rtsp_transport_new, (GstRTSPTransport **transport), (transport)) \
@@ -289,24 +292,16 @@ static void freeDeparture(gpointer data, GClosure *closure) {
     free(departure);
 }
 
-static gboolean closeRefused(gpointer data) {
-    GstRTSPClient *client = data;
-    gst_rtsp_client_close(client);
-    g_object_unref(client);
-    return G_SOURCE_REMOVE;
-}
-
-// A client turned away is closed once it is attached (closing it inside this signal, before
-// that, leaks it); it never counts as let in.
+// A client turned away has its socket shut down in both directions: it reads the end of the
+// stream and closes itself as if the peer had gone (closing it here, before it is attached,
+// leaks it; closing it once attached can leave its watch reading a freed stream). It never
+// counts as let in.
 static void clientConnected(GstRTSPServer *rtsp, GstRTSPClient *client, gpointer data) {
     (void)rtsp;
     CGStreamerServer *server = data;
     const gchar *address = gst_rtsp_connection_get_ip(gst_rtsp_client_get_connection(client));
     if (address == NULL || !server->admit(server->context_, address)) {
-        GSource *idle = g_idle_source_new();
-        g_source_set_callback(idle, closeRefused, object_ref(client), NULL);
-        g_source_attach(idle, server->context);
-        g_source_unref(idle);
+        g_socket_shutdown(gst_rtsp_connection_get_read_socket(gst_rtsp_client_get_connection(client)), TRUE, TRUE, NULL);
         return;
     }
     Departure *departure = malloc(sizeof *departure);
