@@ -176,13 +176,19 @@ int CGStreamer_hasElement(const char *name) {
     g_signal_connect_data((instance), (signal), G_CALLBACK(handler), (data), NULL, (GConnectFlags)0)
 
 // Sender reports pair an RTP timestamp with the wall-clock time its buffer was captured at (its
-// running time on the media's wall clock), not with the time the report is sent.
-static void elementAdded(GstBin *bin, GstElement *element, gpointer data) {
+// running time on the media's wall clock), not with the time the report is sent; and they come
+// every half second from the start, so a client (FFmpeg) puts audio and video on one timeline
+// from its first packets instead of timing each stream from its own first packet.
+static void elementAdded(GstBin *bin, GstBin *child, GstElement *element, gpointer data) {
     (void)bin;
+    (void)child;
     (void)data;
     GstElementFactory *factory = gst_element_get_factory(element);
-    if (factory != NULL && strcmp(GST_OBJECT_NAME(factory), "rtpbin") == 0) {
+    if (factory == NULL) return;
+    if (strcmp(GST_OBJECT_NAME(factory), "rtpbin") == 0) {
         object_set(element, "rtcp-sync-send-time", FALSE, NULL);
+    } else if (strcmp(GST_OBJECT_NAME(factory), "rtpsession") == 0) {
+        object_set(element, "rtcp-min-interval", (guint64)(500 * GST_MSECOND), NULL);
     }
 }
 
@@ -221,7 +227,7 @@ static void configured(GstRTSPMediaFactory *factory, GstRTSPMedia *media, gpoint
     }
     GstObject *pipeline = gst_object_get_parent(GST_OBJECT(element));
     if (pipeline != NULL) {
-        connect(pipeline, "element-added", elementAdded, NULL);
+        connect(pipeline, "deep-element-added", elementAdded, NULL);
         gst_object_unref(pipeline);
     }
     gst_object_unref(element);

@@ -11,6 +11,7 @@ enum LiveCommand {
         live [--video DEVICE|testsrc|FILE] [--audio DEVICE|tone|FILE.wav|none] [--size WxH] [--fps N[/D]]
              [--rotation A] [--mirror] [--gravity iio[:NAME|:PATH] | manual] [--mounting …] [--duration S]
              [--live HOST:PORT] [--live-size WxH] [--live-token-file PATH] [--print-token] [--hls-directory DIR [--hls-window N] [--hls-mode MODE]]
+             [--rtsp HOST:PORT [--rtsp-credentials FILE]]
             Serve what the camera sees without recording it: a page that plays it in a browser
             (turned level, its latency measured), the raw fMP4 stream, and Low-Latency HLS for
             Safari, hls.js, ffmpeg and other players. --live gives the address (default
@@ -22,7 +23,12 @@ enum LiveCommand {
             x264's zerolatency tune. --hls-directory also writes HLS segments and a playlist of
             --hls-window segments (default 6; 0 for an EVENT playlist) into DIR, for a static web
             server, its files --hls-mode (octal, default 0600: 0644 for a server running as another
-            user). The page's address is printed; Ctrl-C or SIGTERM stops, or --duration S.
+            user). --rtsp HOST:PORT also serves RTSP: rtsp://HOST:PORT/main (a full-size
+            zerolatency encode; while recording, the recording's own) and .../sub (the live view's
+            encode), for Frigate, Home Assistant, ffmpeg and GStreamer; both URLs are printed.
+            An address other than loopback needs credentials every client must give (Digest):
+            --rtsp-credentials FILE (one line user:password, a file only its owner may read) or
+            MOVREC_RTSP_CREDENTIALS. The page's address is printed; Ctrl-C or SIGTERM stops, or --duration S.
         """
 }
 

@@ -20,6 +20,7 @@ enum RecordCommand {
                [--fragment-interval S | --no-fragments] [--sync]
                [--photo-every S [--photo-directory DIR]]
                [--live HOST:PORT] [--live-size WxH] [--live-token-file PATH] [--print-token] [--hls-directory DIR [--hls-window N] [--hls-mode MODE]]
+               [--rtsp HOST:PORT [--rtsp-credentials FILE]]
                [--gps [HOST:PORT]]
                [--event-directory DIR [--event-pre S] [--event-post S] [--event-on-impact G] [--keep-events-bytes BYTES[K|M|G]]]
             Record H.264 (or --codec hevc: 'hvc1' through x265, with a preset that keeps up with
@@ -49,7 +50,9 @@ enum RecordCommand {
             --live serves a live view while recording (a page to watch it in a browser, and LL-HLS
             for other players; its address is printed), from a second small encode of at most
             --live-size (default 640x360); --hls-directory also writes HLS there for a web server.
-            See `movrec help live`. Every movie has a timed orientation track that follows the
+            See `movrec help live`. --rtsp serves the recording's own encode as rtsp://HOST:PORT/main
+            and a small zero-latency one as .../sub for NVRs and players, printing both URLs; see
+            `movrec help live`. Every movie has a timed orientation track that follows the
             device's turns; --gps adds a timed location track from gpsd (default 127.0.0.1:2947),
             at most one fix a second, its gaps where gpsd had no fix (`movrec inspect --metadata`
             and `--gpx` read them back). With --event-directory the last --event-pre seconds

@@ -140,6 +140,79 @@ extension LiveViewTestGroup {
             #expect(recorded.isPlayable && recorded.droppedFrameCount == 0, "\(recorded)")
         }
 
+        /// `Tests/RTSP/hostile.py` against a server with credentials and one without: garbage,
+        /// oversized and missing headers, wrong CSeq, unknown methods, SETUP to a foreign
+        /// destination or multicast, requests that trickle in, 20 connections held open, and a
+        /// flood of 2,000 requests. Each is answered 4xx or closed, every refusal that should be
+        /// is, the server answers afterwards, and the recording keeps every frame.
+        @Test func hostileRequestsAreAnsweredOrClosedAndTheRecordingGoesOn() async throws {
+            let directory = try TemporaryDirectory()
+            defer { directory.cleanUp() }
+            let script = URL(fileURLWithPath: browserScript).deletingLastPathComponent().deletingLastPathComponent()
+                .appendingPathComponent("RTSP/hostile.py").path
+            for credentials in [nil, "camera:correct-horse-9"] {
+                let subdirectory = try TemporaryDirectory()
+                defer { subdirectory.cleanUp() }
+                let recording = try await RTSPRecording.start(in: subdirectory, seconds: 300, credentials: credentials)
+                defer { recording.program.killIfRunning() }
+                let userFile = credentials.map { _ in ["--user-file", subdirectory.file("credentials")] } ?? []
+                let report = try run("/usr/bin/env", ["python3", script, "127.0.0.1", String(recording.port), "--seconds", "15"] + userFile)
+                #expect(report.status == 0, "hostile.py, credentials \(credentials != nil): \(report.error.suffix(800))")
+                #expect(report.output.contains("\"alive_at_end\": true"), "\(report.output.suffix(300))")
+                #expect(!recording.program.error.contains("CRITICAL") && !recording.program.error.contains("correct-horse-9"),
+                        "\(recording.program.error.suffix(500))")
+                recording.program.send(SIGINT)
+                let result = await recording.finish()
+                #expect(!result.contains("dropped") && !result.contains("NOT PLAYABLE"), "\(result)")
+            }
+        }
+
+        /// A third client, PyPI's aiortsp, reads both paths over TCP: IDR pictures with their
+        /// SPS and PPS in front, two seconds of pictures, sender reports.
+        @Test func aiortspReadsBothPaths() async throws {
+            let directory = try TemporaryDirectory()
+            defer { directory.cleanUp() }
+            let installed = try run("/usr/bin/env", ["python3", "-c", "import aiortsp"])
+            if installed.status != 0 {
+                let pip = try run("/usr/bin/env", ["python3", "-m", "pip", "install", "--quiet", "aiortsp==1.4.0"])
+                try #require(pip.status == 0, "aiortsp is missing and pip could not install it: \(pip.error.suffix(300))")
+            }
+            let script = URL(fileURLWithPath: browserScript).deletingLastPathComponent().deletingLastPathComponent()
+                .appendingPathComponent("RTSP/aiortsp-client.py").path
+            let recording = try await RTSPRecording.start(in: directory, seconds: 120, credentials: "camera:correct-horse-9")
+            defer { recording.program.killIfRunning() }
+            for path in ["/main", "/sub"] {
+                let read = try run("/usr/bin/env", ["python3", script, recording.url(path), "--seconds", "4",
+                                                    "--user-file", directory.file("credentials")])
+                #expect(read.status == 0 && read.output.contains("\"ok\": true"), "aiortsp \(path): \(read.output.suffix(500)) \(read.error.suffix(300))")
+            }
+            recording.program.send(SIGINT)
+            _ = await recording.finish()
+        }
+
+        /// RTP has no track matrix: both paths carry the display-orientation SEI in front of
+        /// their keyframes, which FFmpeg turns the decoded picture by.
+        @Test func bothPathsCarryTheOrientationForFFmpeg() async throws {
+            let directory = try TemporaryDirectory()
+            defer { directory.cleanUp() }
+            let recording = try await RTSPRecording.start(in: directory, seconds: 60, extra: ["--rotation", "90"])
+            defer { recording.program.killIfRunning() }
+            for path in ["/main", "/sub"] {
+                let frames = try run("ffprobe", ["-v", "error", "-rtsp_transport", "tcp", "-read_intervals", "%+3", "-select_streams", "v",
+                                                 "-show_frames", "-show_entries", "frame=key_frame:frame_side_data=rotation", "-of", "compact",
+                                                 recording.url(path)])
+                #expect(frames.output.contains("rotation=-90"), "ffprobe \(path): \(frames.output.prefix(400)) \(frames.error.suffix(200))")
+                let picture = directory.file("turned\(path.dropFirst()).png")
+                let decoded = try run("ffmpeg", ["-nostdin", "-v", "error", "-rtsp_transport", "tcp", "-i", recording.url(path),
+                                                 "-frames:v", "1", picture])
+                let size = try run("ffprobe", ["-v", "error", "-show_entries", "stream=width,height", "-of", "csv=p=0", picture])
+                #expect(decoded.status == 0 && size.output.trimmingCharacters(in: .whitespacesAndNewlines) == "360,640",
+                        "ffmpeg turns \(path) upright: \(size.output) \(decoded.error)")
+            }
+            recording.program.send(SIGINT)
+            _ = await recording.finish()
+        }
+
         @Test func credentialsAreAskedOfEveryClient() async throws {
             let directory = try TemporaryDirectory()
             defer { directory.cleanUp() }

@@ -10,8 +10,7 @@ enum RTSPLaunch {
     static func description(video: EncodedVideoFormat, audio: EncodedAudioFormat?) -> String {
         var parts = [source(0, caps: videoCaps(video)) + " ! " + payloader(video) + " name=pay0 pt=96 config-interval=-1"]
         if let audio {
-            // Audio pushed while the media waits for its first PLAY is let go past half a second.
-            parts.append(source(1, caps: audioCaps(audio)) + " max-time=500000000 ! rtpmp4gpay name=pay1 pt=97")
+            parts.append(source(1, caps: audioCaps(audio)) + " ! rtpmp4gpay name=pay1 pt=97")
         }
         return "( " + parts.joined(separator: " ") + " )"
     }
