@@ -12,8 +12,9 @@ Cost: movrec record's own CPU (user + system, from wait4) over S seconds of the 
 alone and serving RTSP to 1 and to 8 ffmpeg clients (-c copy, TCP) on /main and on /sub,
 alternated; each ratio against the alone run of its round. Dropped frames from the result line.
 
-Prints one JSON object: {"latency": {name: [{"p50", "p95", "samples"}...]}, "cost": {name:
-[{"cpu", "dropped"}...]}}.
+Prints a line per measurement, tab-separated: `latency NAME P50_MS P95_MS FRAMES` and
+`cost NAME CPU_SECONDS DROPPED`; with --json one object {"latency": {name: [{"p50", "p95",
+"samples"}...]}, "cost": {name: [{"cpu", "dropped"}...]}}.
 """
 import argparse, json, os, random, re, socket, subprocess, sys, time
 
@@ -116,6 +117,7 @@ def main():
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--seconds", type=int, default=10)
     parser.add_argument("--only", choices=("latency", "cost"))
+    parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     result = {"latency": {}, "cost": {}}
     for _ in range(args.rounds):
@@ -123,7 +125,15 @@ def main():
             latency_round(args.movrec, args.work, args.seconds, result["latency"])
         if args.only != "latency":
             cost_round(args.movrec, args.work, args.seconds, result["cost"])
-    print(json.dumps(result))
+    if args.json:
+        print(json.dumps(result))
+        return
+    for name, rounds in result["latency"].items():
+        for r in rounds:
+            print("latency\t%s\t%s\t%s\t%s" % (name, r["p50"], r["p95"], r["samples"]))
+    for name, rounds in result["cost"].items():
+        for r in rounds:
+            print("cost\t%s\t%.3f\t%d" % (name, r["cpu"], r["dropped"]))
 
 
 if __name__ == "__main__":

@@ -67,7 +67,7 @@ let sections: [(String, (inout Harness) throws -> Void)] = [
     ("d", { try $0.rotationBenchmark() }), ("e", { try $0.liveBenchmark(); try $0.fileSizeLine() }), ("f", { try $0.startupBenchmark() }),
     ("g", { try $0.durabilityBenchmark() }), ("h", { try $0.segmentBenchmark() }), ("i", { try $0.clockCorrectionBenchmark() }),
     ("j", { try $0.photoBenchmark() }), ("j2", { try $0.rigShutterLagBenchmark() }), ("k", { try $0.liveViewBenchmark() }),
-    ("l", { try $0.hevcBenchmark() }), ("m", { try $0.eventPreRollBenchmark() }),
+    ("l", { try $0.hevcBenchmark() }), ("m", { try $0.eventPreRollBenchmark() }), ("n", { try $0.rtspBenchmark() }),
 ]
 // How much CPU time the host took from this machine during each section: runs of a section
 // with a high share of steal say more about the neighbours than about the contenders.
