@@ -34,6 +34,15 @@
        int width, int height, enum FilterMode filtering), \
       (srcY, srcYStride, srcU, srcUStride, srcV, srcVStride, srcWidth, srcHeight, y, yStride, u, uStride, v, vStride, \
        width, height, filtering)) \
+    F(int, I420Rotate, \
+      (const uint8_t *srcY, int srcYStride, const uint8_t *srcU, int srcUStride, const uint8_t *srcV, int srcVStride, \
+       uint8_t *y, int yStride, uint8_t *u, int uStride, uint8_t *v, int vStride, int width, int height, \
+       enum RotationMode mode), \
+      (srcY, srcYStride, srcU, srcUStride, srcV, srcVStride, y, yStride, u, uStride, v, vStride, width, height, mode)) \
+    F(int, I420Mirror, \
+      (const uint8_t *srcY, int srcYStride, const uint8_t *srcU, int srcUStride, const uint8_t *srcV, int srcVStride, \
+       uint8_t *y, int yStride, uint8_t *u, int uStride, uint8_t *v, int vStride, int width, int height), \
+      (srcY, srcYStride, srcU, srcUStride, srcV, srcVStride, y, yStride, u, uStride, v, vStride, width, height)) \
     V(ScalePlane, \
       (const uint8_t *src, int srcStride, int srcWidth, int srcHeight, uint8_t *dst, int dstStride, int dstWidth, \
        int dstHeight, enum FilterMode filtering), \

@@ -11,7 +11,7 @@ enum LiveCommand {
         live [--video DEVICE|testsrc|FILE] [--audio DEVICE|tone|FILE.wav|none] [--size WxH] [--fps N[/D]]
              [--rotation A] [--mirror] [--gravity iio[:NAME|:PATH] | manual] [--mounting …] [--duration S]
              [--live HOST:PORT] [--live-size WxH] [--live-token-file PATH] [--print-token] [--hls-directory DIR [--hls-window N] [--hls-mode MODE]]
-             [--rtsp HOST:PORT [--rtsp-credentials FILE]]
+             [--rtsp HOST:PORT [--rtsp-credentials FILE] [--rtsp-turn-pixels]]
             Serve what the camera sees without recording it: a page that plays it in a browser
             (turned level, its latency measured), the raw fMP4 stream, and Low-Latency HLS for
             Safari, hls.js, ffmpeg and other players. --live gives the address (default
@@ -28,7 +28,8 @@ enum LiveCommand {
             encode), for Frigate, Home Assistant, ffmpeg and GStreamer; both URLs are printed.
             An address other than loopback needs credentials every client must give (Digest):
             --rtsp-credentials FILE (one line user:password, a file only its owner may read) or
-            MOVREC_RTSP_CREDENTIALS. The page's address is printed; Ctrl-C or SIGTERM stops, or --duration S.
+            MOVREC_RTSP_CREDENTIALS. --rtsp-turn-pixels turns /sub in pixels for clients that ignore
+            the orientation the stream carries (Home Assistant, GStreamer). The page's address is printed; Ctrl-C or SIGTERM stops, or --duration S.
         """
 }
 

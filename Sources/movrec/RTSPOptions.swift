@@ -10,12 +10,16 @@ struct RTSPOptions {
     /// From `--rtsp-credentials FILE` (one line `user:password`, readable by its owner only) or
     /// `MOVREC_RTSP_CREDENTIALS`; never from the command line.
     var credentials: RTSPCredentials?
+    /// `--rtsp-turn-pixels`: `/sub` turned in pixels, for clients that ignore the orientation.
+    var turnsPictures = false
 
     /// Takes the RTSP options off `args`.
     /// - Throws: `Arguments.UsageError` naming a bad value or an unusable credentials file.
     init(taking args: inout Arguments) throws {
         let addressText = try args.option("--rtsp")
         let file = try args.option("--rtsp-credentials")
+        turnsPictures = args.flag("--rtsp-turn-pixels")
+        if turnsPictures && addressText == nil { throw Arguments.UsageError(description: "--rtsp-turn-pixels needs --rtsp") }
         address = try addressText.map { text in
             do { return try LiveOptions.address(text) } catch {
                 throw Arguments.UsageError(description: "--rtsp \(text) is not HOST:PORT, such as 127.0.0.1:8554")
@@ -41,15 +45,18 @@ struct RTSPService {
     let sub: LiveStreamOutput
 
     /// Starts serving `/main` from `main` and `/sub` from the live view's output (or one of its
-    /// own, added to `service`); prints the two URLs, each on a line of its own.
+    /// own, added to `service`, when there is none or `/sub` is turned in pixels); prints the two
+    /// URLs, each on a line of its own.
     static func start(_ options: RTSPOptions, main: RTSPServer.MainSource?, liveView: LiveView?, orientation: VideoOrientation,
                       service: CaptureService) async throws -> RTSPService? {
         guard let address = options.address else { return nil }
         let sub: LiveStreamOutput
-        if let liveView {
+        if let liveView, !options.turnsPictures {
             sub = liveView.output
         } else {
-            sub = LiveStreamOutput()
+            var settings = LiveStreamSettings()
+            settings.turnsPictures = options.turnsPictures
+            sub = LiveStreamOutput(settings: settings)
             try await service.addOutput(sub)
             try sub.setVideoRotationAngle(Double(orientation.rotationAngle))
             sub.setVideoMirrored(orientation.isMirrored)

@@ -20,7 +20,7 @@ enum RecordCommand {
                [--fragment-interval S | --no-fragments] [--sync]
                [--photo-every S [--photo-directory DIR]]
                [--live HOST:PORT] [--live-size WxH] [--live-token-file PATH] [--print-token] [--hls-directory DIR [--hls-window N] [--hls-mode MODE]]
-               [--rtsp HOST:PORT [--rtsp-credentials FILE]]
+               [--rtsp HOST:PORT [--rtsp-credentials FILE] [--rtsp-turn-pixels]]
                [--gps [HOST:PORT]]
                [--event-directory DIR [--event-pre S] [--event-post S] [--event-on-impact G] [--keep-events-bytes BYTES[K|M|G]]]
             Record H.264 (or --codec hevc: 'hvc1' through x265, with a preset that keeps up with

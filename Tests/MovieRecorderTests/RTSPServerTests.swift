@@ -216,6 +216,38 @@ extension LiveViewTestGroup {
             _ = await recording.finish()
         }
 
+        /// `--rtsp-turn-pixels` turns `/sub` in pixels for clients that ignore the SEI: GStreamer
+        /// decodes it portrait, unmarked, and it matches the picture FFmpeg turns `/main` to.
+        @Test func subTurnedInPixelsMatchesWhatFFmpegTurns() async throws {
+            let directory = try TemporaryDirectory()
+            defer { directory.cleanUp() }
+            let recording = try await RTSPRecording.start(in: directory, seconds: 60, extra: ["--rotation", "90", "--rtsp-turn-pixels"])
+            defer { recording.program.killIfRunning() }
+            let probe = try run("ffprobe", ["-v", "error", "-rtsp_transport", "tcp", "-show_entries", "stream=width,height:stream_side_data=rotation",
+                                            "-select_streams", "v", "-of", "compact", recording.url("/sub")])
+            #expect(probe.output.contains("width=360|height=640") && !probe.output.contains("rotation"), "\(probe.output)")
+            let picture = directory.file("gstreamer.png")
+            let decoded = try run("gst-launch-1.0", ["-q", "rtspsrc", "location=\(recording.url("/sub"))", "latency=0", "!", "rtph264depay", "!",
+                                                     "avdec_h264", "!", "videoconvert", "!", "pngenc", "snapshot=true", "!", "filesink",
+                                                     "location=\(picture)"])
+            let size = try run("ffprobe", ["-v", "error", "-show_entries", "stream=width,height", "-of", "csv=p=0", picture])
+            #expect(decoded.status == 0 && size.output.hasPrefix("360,640"), "GStreamer shows /sub portrait: \(size.output) \(decoded.error)")
+            // 8x8 grey thumbnails: /sub as decoded, /main as FFmpeg turns it by the SEI.
+            let sub = try thumbnail(of: recording.url("/sub"), noautorotate: true)
+            let main = try thumbnail(of: recording.url("/main"), noautorotate: false)
+            let difference = zip(sub, main).map { abs(Int($0) - Int($1)) }.reduce(0, +) / max(1, sub.count)
+            #expect(sub.count == 64 && main.count == 64 && difference < 24, "mean difference \(difference): \(sub) against \(main)")
+            recording.program.send(SIGINT)
+            _ = await recording.finish()
+        }
+
+        /// An 8x8 grey thumbnail of a stream's first decoded picture, turned by the SEI or not.
+        func thumbnail(of url: String, noautorotate: Bool) throws -> [UInt8] {
+            let result = try run("ffmpeg", ["-nostdin", "-v", "error", "-rtsp_transport", "tcp"] + (noautorotate ? ["-noautorotate"] : [])
+                                 + ["-i", url, "-frames:v", "1", "-vf", "scale=8:8", "-pix_fmt", "gray", "-f", "rawvideo", "-"])
+            return [UInt8](result.outputData)
+        }
+
         @Test func credentialsAreAskedOfEveryClient() async throws {
             let directory = try TemporaryDirectory()
             defer { directory.cleanUp() }

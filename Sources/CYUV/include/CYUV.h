@@ -5,6 +5,7 @@
 #include <libyuv/convert.h>
 #include <libyuv/planar_functions.h>
 #include <libyuv/scale.h>
+#include <libyuv/rotate.h>
 
 // Opens libyuv.so.0 if it is not open yet. Returns NULL when it is, else what failed.
 const char *CYUV_load(void);

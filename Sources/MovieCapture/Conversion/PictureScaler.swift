@@ -37,6 +37,41 @@ package enum PictureScaler {
                           sequenceNumber: frame.sequenceNumber, storage: owner(base, byteCount))
     }
 
+    /// A packed I420 frame turned clockwise by `orientation`'s angle and then, if it is
+    /// mirrored, flipped left to right: the picture as the orientation says to show it, for a
+    /// viewer that cannot turn it. A quarter turn swaps the sides.
+    /// - Precondition: ``load()`` succeeded; `frame` is packed I420 with even sides.
+    package static func turned(_ frame: VideoFrame, to orientation: VideoOrientation) -> VideoFrame {
+        let quarter = orientation.rotationAngle % 180 == 90
+        let width = quarter ? frame.height : frame.width, height = quarter ? frame.width : frame.height
+        let byteCount = PixelFormat.i420.byteCount(width: width, height: height)
+        let rotated = UnsafeMutableRawPointer.allocate(byteCount: byteCount, alignment: 64)
+        let planes = frame.planes.map { $0.baseAddress.assumingMemoryBound(to: UInt8.self) }
+        let strides = frame.planes.map { Int32($0.bytesPerRow) }
+        let (y, u, v) = i420Planes(rotated, width: width, height: height)
+        _ = I420Rotate(planes[0], strides[0], planes[1], strides[1], planes[2], strides[2],
+                       y, Int32(width), u, Int32(width / 2), v, Int32(width / 2), Int32(frame.width), Int32(frame.height),
+                       RotationMode(rawValue: UInt32(orientation.rotationAngle)))
+        var base = rotated
+        if orientation.isMirrored {
+            base = UnsafeMutableRawPointer.allocate(byteCount: byteCount, alignment: 64)
+            let (my, mu, mv) = i420Planes(base, width: width, height: height)
+            _ = I420Mirror(y, Int32(width), u, Int32(width / 2), v, Int32(width / 2),
+                           my, Int32(width), mu, Int32(width / 2), mv, Int32(width / 2), Int32(width), Int32(height))
+            rotated.deallocate()
+        }
+        return VideoFrame(packed: base, width: width, height: height, pixelFormat: .i420, timestamp: frame.timestamp,
+                          sequenceNumber: frame.sequenceNumber, storage: owner(base, byteCount))
+    }
+
+    /// The Y, U and V planes of a packed I420 picture at `base`.
+    private static func i420Planes(_ base: UnsafeMutableRawPointer, width: Int, height: Int)
+        -> (UnsafeMutablePointer<UInt8>, UnsafeMutablePointer<UInt8>, UnsafeMutablePointer<UInt8>) {
+        let y = base.assumingMemoryBound(to: UInt8.self)
+        let u = y + width * height
+        return (y, u, u + (width / 2) * (height / 2))
+    }
+
     /// NV12 as a packed I420 frame of the same size, for an encoder that takes planar chroma.
     /// - Precondition: ``load()`` succeeded.
     package static func i420(_ frame: VideoFrame) -> VideoFrame {

@@ -81,10 +81,12 @@ final class LiveStreamPipeline: Sendable {
     /// Waits for the live thread to finish; blocks, so call it on a dedicated thread.
     func join() { thread.withLock { $0 }?.join() }
 
-    /// Called on the capture thread: scales the picture into a copy and offers it.
+    /// Called on the capture thread: scales the picture into a copy (turned, with
+    /// ``LiveStreamSettings/turnsPictures``) and offers it.
     func receive(_ frame: VideoFrame) {
         guard isReady.withLock({ $0 }) else { return }
-        let small = PictureScaler.scaled(frame, width: width, height: height)
+        var small = PictureScaler.scaled(frame, width: width, height: height)
+        if settings.turnsPictures { small = PictureScaler.turned(small, to: orientation()) }
         let accepted = items.offer(.frame(small))
         statistics.withLock { accepted ? () : ($0.droppedFrames += 1) }
     }
@@ -98,36 +100,55 @@ final class LiveStreamPipeline: Sendable {
     private func run() {
         // Below the recording's threads: when the processor is short, the live view waits.
         ThreadPriority.lower(by: 5)
-        let encoder: LiveStreamEncoder
-        do {
-            encoder = try open()
-        } catch {
-            MovieRecorderLogging.log(.error, "live", error.message)
-            onFailure(error)
-            return
-        }
+        var size = encodedSize(for: orientation())
+        guard var encoder = open(size) else { return }
         isReady.withLock { $0 = true }
         while let item = items.pop() {
             switch item {
-            case .frame(let frame): publish(encoder.encode(frame, orientation: orientation()))
-            case .audio(let buffer): publish(encoder.encode(buffer))
+            case .frame(let frame):
+                if (frame.width, frame.height) != size {
+                    // Turned in pixels between portrait and landscape: a stream of the new size.
+                    publish(encoder.finish(), size: size)
+                    endStream()
+                    size = (frame.width, frame.height)
+                    guard let reopened = open(size) else { return }
+                    encoder = reopened
+                }
+                publish(encoder.encode(frame, orientation: settings.turnsPictures ? .up : orientation()), size: size)
+            case .audio(let buffer): publish(encoder.encode(buffer), size: size)
             }
         }
-        publish(encoder.finish())
-        if let id = streamID.withLock({ $0 }) { hub.end(stream: id) }
+        publish(encoder.finish(), size: size)
+        endStream()
     }
 
-    /// Opens libyuv and the encoders.
-    private func open() throws(LiveViewError) -> LiveStreamEncoder {
-        if let failure = PictureScaler.load() { throw LiveViewError(.libraryMissing, "LiveStreamOutput: scaling the picture: \(failure)") }
-        return try LiveStreamEncoder(settings: settings, video: video, size: (width, height), audio: audio, tap: tap)
+    /// The size the encoder takes: the scaled picture's, its sides swapped when it is turned a
+    /// quarter in pixels.
+    private func encodedSize(for orientation: VideoOrientation) -> (Int, Int) {
+        settings.turnsPictures && orientation.rotationAngle % 180 == 90 ? (height, width) : (width, height)
+    }
+
+    private func endStream() {
+        if let id = streamID.withLock({ s in defer { s = nil }; return s }) { hub.end(stream: id) }
+    }
+
+    /// Opens libyuv and the encoders for pictures of `size`; reports a failure and returns nil.
+    private func open(_ size: (Int, Int)) -> LiveStreamEncoder? {
+        do throws(LiveViewError) {
+            if let failure = PictureScaler.load() { throw LiveViewError(.libraryMissing, "LiveStreamOutput: scaling the picture: \(failure)") }
+            return try LiveStreamEncoder(settings: settings, video: video, size: size, audio: audio, tap: tap)
+        } catch {
+            MovieRecorderLogging.log(.error, "live", error.message)
+            onFailure(error)
+            return nil
+        }
     }
 
     /// Hands what the encoders made to the hub and the application, outside every lock.
-    private func publish(_ events: [LiveStreamOutputEvent]) {
+    private func publish(_ events: [LiveStreamOutputEvent], size: (Int, Int)) {
         for event in events {
             if case .begin(let start) = event {
-                let id = hub.begin(start, width: width, height: height)
+                let id = hub.begin(start, width: size.0, height: size.1)
                 streamID.withLock { $0 = id }
                 continue
             }

@@ -30,6 +30,12 @@ public struct LiveStreamSettings: Hashable, Sendable {
     public var includesAudio = true
     /// The AAC bit rate per channel, in bits per second.
     public var audioBitRatePerChannel = 64_000
+    /// A Boolean value that indicates whether the pictures are turned in pixels (libyuv) to the
+    /// output's angle and mirroring, rather than marked with it: for viewers that ignore the
+    /// orientation, such as Home Assistant and GStreamer over RTSP. The stream is then marked
+    /// upright, and it starts anew, at the turned size, when the angle turns between portrait
+    /// and landscape. `false` by default: the browser's page and FFmpeg turn the picture themselves.
+    public var turnsPictures = false
 
     /// Creates settings with the defaults.
     public init() {}
