@@ -497,6 +497,15 @@ int CGStreamer_push(CGStreamerServer *server, int pathNumber, int stream, const 
     return result == GST_FLOW_OK ? 1 : -1;
 }
 
+int CGStreamer_isWatched(CGStreamerServer *server, int pathNumber, int stream) {
+    if (pathNumber < 0 || pathNumber >= CGS_PATHS || stream < 0 || stream >= CGS_STREAMS) return 0;
+    Path *path = &server->paths[pathNumber];
+    pthread_mutex_lock(&path->lock);
+    int watched = path->sources[stream] != NULL;
+    pthread_mutex_unlock(&path->lock);
+    return watched;
+}
+
 void CGStreamer_run(CGStreamerServer *server) {
     g_main_context_push_thread_default(server->context);
     g_main_loop_run(server->loop);

@@ -77,6 +77,7 @@ private func fullSizeStream(_ options: RecordOptions, service: CaptureService) a
     var settings = LiveStreamSettings()
     settings.maximumWidth = 7680
     settings.maximumHeight = 4320
+    settings.encodesOnDemand = true  // it serves RTSP alone
     let output = LiveStreamOutput(settings: settings)
     try await service.addOutput(output)
     try output.setVideoRotationAngle(Double(options.orientation.rotationAngle))

@@ -56,6 +56,7 @@ struct RTSPService {
         } else {
             var settings = LiveStreamSettings()
             settings.turnsPictures = options.turnsPictures
+            settings.encodesOnDemand = true  // it serves RTSP alone
             sub = LiveStreamOutput(settings: settings)
             try await service.addOutput(sub)
             try sub.setVideoRotationAngle(Double(orientation.rotationAngle))

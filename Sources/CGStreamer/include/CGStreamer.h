@@ -55,6 +55,9 @@ int CGStreamer_push(CGStreamerServer *server, int pathNumber, int stream, const 
                     uint64_t presentationNanoseconds, uint64_t decodeNanoseconds, uint64_t durationNanoseconds,
                     int keyframe);
 
+// Nonzero when a client watches stream `stream` of path `pathNumber` (its media exists).
+int CGStreamer_isWatched(CGStreamerServer *server, int pathNumber, int stream);
+
 // Runs the server's main loop on the calling thread until CGStreamer_quit.
 void CGStreamer_run(CGStreamerServer *server);
 

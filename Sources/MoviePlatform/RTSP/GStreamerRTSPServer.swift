@@ -113,6 +113,9 @@ package final class GStreamerRTSPServer: @unchecked Sendable {
         return result > 0 ? .taken : result == 0 ? .unwatched : .dropped
     }
 
+    /// Whether a client watches stream `stream` of path number `path`: its media exists.
+    package func isWatched(path: Int, stream: Int) -> Bool { CGStreamer_isWatched(server, Int32(path), Int32(stream)) != 0 }
+
     /// SETUP requests refused because they named another destination or a multicast group.
     package var refusedDestinations: Int { Int(CGStreamer_refusedDestinations(server)) }
 

@@ -84,7 +84,7 @@ final class LiveStreamPipeline: Sendable {
     /// Called on the capture thread: scales the picture into a copy (turned, with
     /// ``LiveStreamSettings/turnsPictures``) and offers it.
     func receive(_ frame: VideoFrame) {
-        guard isReady.withLock({ $0 }) else { return }
+        guard isReady.withLock({ $0 }), !settings.encodesOnDemand || tap.wants(.video) else { return }
         var small = PictureScaler.scaled(frame, width: width, height: height)
         if settings.turnsPictures { small = PictureScaler.turned(small, to: orientation()) }
         let accepted = items.offer(.frame(small))
@@ -93,7 +93,7 @@ final class LiveStreamPipeline: Sendable {
 
     /// Called on the audio capture thread.
     func receive(_ buffer: AudioBuffer) {
-        guard audio != nil, isReady.withLock({ $0 }) else { return }
+        guard audio != nil, isReady.withLock({ $0 }), !settings.encodesOnDemand || tap.wants(.audio) || tap.wants(.video) else { return }
         _ = items.offer(.audio(buffer))  // a buffer lost here becomes silence on the live thread
     }
 

@@ -36,6 +36,13 @@ public struct LiveStreamSettings: Hashable, Sendable {
     /// upright, and it starts anew, at the turned size, when the angle turns between portrait
     /// and landscape. `false` by default: the browser's page and FFmpeg turn the picture themselves.
     public var turnsPictures = false
+    /// A Boolean value that indicates whether the stream is encoded only while an
+    /// ``RTSPServer`` client watches it (its audio also while a client watches a path that
+    /// carries that audio): for an output that serves RTSP and nothing else, so that an
+    /// unwatched `/sub` costs nothing. Its first picture is always encoded, for the format.
+    /// `false` by default: the live view's page, HLS and ``LiveStreamOutput/segments`` need
+    /// every picture.
+    public var encodesOnDemand = false
 
     /// Creates settings with the defaults.
     public init() {}

@@ -10,6 +10,7 @@ import MoviePlatform
 final class EncodedStreamTap: Sendable {
     private struct State {
         var handlers: [Int: @Sendable (EncodedStreamEvent) -> Void] = [:]
+        var demands: [Int: @Sendable (EncodedStreamSample.Kind) -> Bool] = [:]
         var nextID = 0
         var video: EncodedVideoFormat?
         var audio: EncodedAudioFormat??
@@ -20,11 +21,21 @@ final class EncodedStreamTap: Sendable {
     /// Whether anyone listens: encoders skip the copying when not.
     var hasSubscribers: Bool { state.withLock { !$0.handlers.isEmpty } }
 
+    /// Whether a subscriber wants access units of `kind` now: an encode that runs only on
+    /// demand (``LiveStreamSettings/encodesOnDemand``) skips them otherwise.
+    func wants(_ kind: EncodedStreamSample.Kind) -> Bool {
+        let demands = state.withLock { Array($0.demands.values) }
+        return demands.contains { $0(kind) }
+    }
+
     /// Adds a handler; it hears the formats in force at once, then everything published.
-    func subscribe(_ handler: @escaping @Sendable (EncodedStreamEvent) -> Void) -> Int {
+    /// `wants` says whether it wants access units of a kind now.
+    func subscribe(wants: @escaping @Sendable (EncodedStreamSample.Kind) -> Bool = { _ in true },
+                   _ handler: @escaping @Sendable (EncodedStreamEvent) -> Void) -> Int {
         let (id, video, audio) = state.withLock { s in
             defer { s.nextID += 1 }
             s.handlers[s.nextID] = handler
+            s.demands[s.nextID] = wants
             return (s.nextID, s.video, s.audio)
         }
         if let video { handler(.videoFormat(video)) }
@@ -32,7 +43,12 @@ final class EncodedStreamTap: Sendable {
         return id
     }
 
-    func unsubscribe(_ id: Int) { state.withLock { $0.handlers[id] = nil } }
+    func unsubscribe(_ id: Int) {
+        state.withLock { s in
+            s.handlers[id] = nil
+            s.demands[id] = nil
+        }
+    }
 
     /// Hands `event` to every handler; a format is remembered for those who subscribe later.
     func publish(_ event: EncodedStreamEvent) {

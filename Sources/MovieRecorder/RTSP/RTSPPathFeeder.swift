@@ -17,6 +17,8 @@ final class RTSPPathFeeder: Sendable {
         var waitingForKeyframe = false
         var dropped = 0
         var tokens: [(EncodedStreamTap, Int)] = []
+        /// The path's number and whether it carries audio, once mounted.
+        var mounted: (number: Int, hasAudio: Bool)?
     }
 
     let path: String
@@ -33,20 +35,28 @@ final class RTSPPathFeeder: Sendable {
         expectsAudio = audio != nil
         let started = DedicatedThread(name: "movrec-rtsp-feed") { [self] in run() }
         thread.withLock { $0 = started }
-        let videoToken = video.subscribe { [weak self] event in
+        let videoToken = video.subscribe(wants: { [weak self] in $0 == .video && self?.wants(.video) == true }) { [weak self] event in
             if case .audioFormat = event { return }
             if case .sample(let sample) = event, sample.kind != .video { return }
             self?.offer(event)
         }
         var tokens = [(video, videoToken)]
         if let audio {
-            tokens.append((audio, audio.subscribe { [weak self] event in
+            tokens.append((audio, audio.subscribe(wants: { [weak self] in $0 == .audio && self?.wants(.audio) == true }) { [weak self] event in
                 if case .videoFormat = event { return }
                 if case .sample(let sample) = event, sample.kind != .audio { return }
                 self?.offer(event)
             }))
         }
         state.withLock { $0.tokens = tokens }
+    }
+
+    /// Whether a client watches the path's stream of `kind`; before the path is mounted, yes:
+    /// the encode's first access unit brings the format the path needs.
+    private func wants(_ kind: EncodedStreamSample.Kind) -> Bool {
+        guard let mounted = state.withLock({ $0.mounted }) else { return true }
+        if kind == .audio && !mounted.hasAudio { return false }
+        return server.isWatched(path: mounted.number, stream: kind == .video ? 0 : 1)
     }
 
     /// Access units dropped because the feeder was behind.
@@ -90,6 +100,7 @@ final class RTSPPathFeeder: Sendable {
             let launch = RTSPLaunch.description(video: video, audio: audioFormat)
             if let number = server.mount(path, launch: launch, video: audioFormat == nil ? [true] : [true, false]) {
                 mounted = (number, video, audioFormat)
+                state.withLock { $0.mounted = (number, audioFormat != nil) }
             } else {
                 MovieRecorderLogging.log(.error, "rtsp", "RTSPServer: \(path) could not be served: the server has 8 paths already")
             }
