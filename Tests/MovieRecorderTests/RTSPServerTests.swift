@@ -248,6 +248,28 @@ extension LiveViewTestGroup {
             return [UInt8](result.outputData)
         }
 
+        /// `movrec live --rtsp`: no movie output, and both paths served just the same, `/main`
+        /// at the camera's full size from an encode that runs while it is watched.
+        @Test func liveServesBothPathsWithoutARecording() async throws {
+            let port = try RTSPRecording.freePort()
+            let live = try RunningProgram(try movrecPath(), ["live", "--video", "testsrc", "--size", "1280x720", "--audio", "tone",
+                                                             "--live", "127.0.0.1:0", "--rtsp", "127.0.0.1:\(port)", "--duration", "60"])
+            defer { live.killIfRunning() }
+            #expect(await live.waitForError(containing: "rtsp://127.0.0.1:\(port)/sub"), "\(live.error)")
+            for (path, size) in [("/main", "1280,720"), ("/sub", "640,360")] {
+                let probe = try run("ffprobe", ["-v", "error", "-rtsp_transport", "tcp", "-select_streams", "v", "-show_entries",
+                                                "stream=width,height", "-of", "csv=p=0", "rtsp://127.0.0.1:\(port)\(path)"])
+                #expect(probe.output.trimmingCharacters(in: .whitespacesAndNewlines) == size, "\(path): \(probe.output) \(probe.error)")
+                let decoded = try run("ffmpeg", ["-nostdin", "-v", "error", "-rtsp_transport", "udp", "-i", "rtsp://127.0.0.1:\(port)\(path)",
+                                                 "-t", "2", "-f", "null", "-"])
+                #expect(decoded.status == 0 && decoded.error.isEmpty, "\(path): \(decoded.error.suffix(300))")
+            }
+            live.send(SIGINT)
+            #expect(await live.waitForExit(), "movrec live goes on")
+            live.killIfRunning()
+            #expect(live.process.terminationStatus == 0, "\(live.error.suffix(300))")
+        }
+
         @Test func credentialsAreAskedOfEveryClient() async throws {
             let directory = try TemporaryDirectory()
             defer { directory.cleanUp() }
