@@ -66,7 +66,7 @@ public final class LiveViewServer: Sendable {
             throw LiveViewError(.invalidSettings, "LiveViewServer: an access token of \(accessToken.count) characters is too easy to guess; "
                                 + "give one of at least \(Self.minimumAccessTokenLength), such as LiveViewServer.makeAccessToken()")
         }
-        if let accessToken, !accessToken.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || $0.properties.numericType != nil || "-._~".unicodeScalars.contains($0)) }) {
+        if let accessToken, !accessToken.isUnreservedInURLs {
             throw LiveViewError(.invalidSettings, "LiveViewServer: the access token may hold only letters, digits, '-', '.', '_' and '~'")
         }
         var limits = HTTPServer.Limits()

@@ -20,10 +20,7 @@ public struct RTSPCredentials: Sendable, Hashable, CustomStringConvertible, Cust
     ///   or unusual user name, or a password shorter than 8 characters or holding spaces or
     ///   characters other than printable ASCII.
     public init(user: String, password: String) throws(RTSPServerError) {
-        let userAllowed = user.unicodeScalars.allSatisfy {
-            $0.isASCII && ($0.properties.isAlphabetic || $0.properties.numericType != nil || "-._~".unicodeScalars.contains($0))
-        }
-        guard !user.isEmpty, user.count <= 64, userAllowed else {
+        guard !user.isEmpty, user.count <= 64, user.isUnreservedInURLs else {
             throw RTSPServerError(.invalidCredentials, "RTSPCredentials: the user name must be 1 to 64 letters, digits or '-._~'")
         }
         guard password.count >= 8, password.count <= 128, password.unicodeScalars.allSatisfy({ $0.value > 32 && $0.value < 127 }) else {

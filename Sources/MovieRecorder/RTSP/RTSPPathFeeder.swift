@@ -112,8 +112,11 @@ final class RTSPPathFeeder: Sendable {
     private static func withOrientation(_ sample: EncodedStreamSample, _ format: EncodedVideoFormat) -> [UInt8] {
         guard sample.kind == .video, sample.isKeyframe, sample.orientation != .up else { return sample.bytes }
         let sei = format.codec == .h264 ? DisplayOrientationSEI.h264(sample.orientation) : DisplayOrientationSEI.hevc(sample.orientation)
-        let length = UInt32(sei.count)
-        return [UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)] + sei + sample.bytes
+        var unit = ByteWriter(capacity: 4 + sei.count + sample.bytes.count)
+        unit.write(UInt32(sei.count))
+        unit.write(contentsOf: sei)
+        unit.write(contentsOf: sample.bytes)
+        return unit.bytes
     }
 
     /// Stops taking access units and ends the thread; blocks until it has, so call it on a
