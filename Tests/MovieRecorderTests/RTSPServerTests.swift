@@ -127,12 +127,19 @@ extension LiveViewTestGroup {
             defer { stopped.send(SIGCONT); stopped.killIfRunning() }
             #expect(await stopped.waitForError(containing: "frame="), "the ninth client never received: \(stopped.error.suffix(300))")
             stopped.send(SIGSTOP)
-            let clients = try ["/main", "/sub"].flatMap { path in try ["tcp", "tcp", "udp", "udp"].map { try client(path, $0, seconds: 8) } }
+            let transports = ["tcp", "tcp", "udp", "udp"]
+            let clients = try ["/main", "/sub"].flatMap { path in try transports.map { try client(path, $0, seconds: 8) } }
             for (index, reader) in clients.enumerated() {
                 #expect(await reader.waitForExit(), "client \(index) goes on")
                 reader.killIfRunning()
                 let frames = reader.error.components(separatedBy: "frame=").last.flatMap { Int($0.drop { $0 == " " }.prefix { $0.isNumber }) } ?? 0
-                #expect(reader.process.terminationStatus == 0 && frames >= 200, "client \(index): \(frames) frames, \(reader.error.suffix(300))")
+                // TCP loses nothing, so a reader gets all 240 pictures but for its start (from
+                // the next keyframe). Over UDP a reader starved of CPU loses datagrams its
+                // socket had no room for and ffmpeg's clock may jump at the first sender report:
+                // not the server's doing, so half is enough there.
+                let least = transports[index % transports.count] == "tcp" ? 200 : 120
+                #expect(reader.process.terminationStatus == 0 && frames >= least, "client \(index): \(frames) frames, \(reader.error.suffix(300))")
+                print("RTSP client \(index) (\(transports[index % transports.count])): \(frames) frames")
             }
             // Closed when its session times out: 10 s after its last delivery, and 5 more.
             #expect(await eventually { rtsp.connectedClientCount == 0 }, "the stopped client is still connected")
