@@ -15,8 +15,9 @@ let package = Package(
     products: [
         // Everything an application records with: `import MovieRecorder` for the session and
         // outputs, `MovieCapture` for naming sources and frames, `MovieEncoding` for encoder
-        // settings, `MovieContainer` for orientation and for reading and writing movies.
-        .library(name: "MovieRecorder", targets: ["MovieRecorder", "MovieCapture", "MovieEncoding", "MovieContainer"]),
+        // settings, `MovieContainer` for orientation and for reading and writing movies, `MovieNetwork`
+        // for uploading recordings.
+        .library(name: "MovieRecorder", targets: ["MovieRecorder", "MovieCapture", "MovieEncoding", "MovieContainer", "MovieNetwork"]),
         // Reading, inspecting and writing QuickTime movies in pure Swift, with no C library.
         .library(name: "MovieContainer", targets: ["MovieContainer"]),
         .executable(name: "movrec", targets: ["movrec"]),
@@ -47,13 +48,18 @@ let package = Package(
             "-I/usr/lib/x86_64-linux-gnu/glib-2.0/include", "-I/usr/lib/aarch64-linux-gnu/glib-2.0/include",
             "-I/usr/lib/arm-linux-gnueabihf/glib-2.0/include",
         ])]),
+        // libcurl, the HTTP client uploads go through (S3's API, SigV4 signing), and OpenSSL's
+        // libcrypto for the digests each upload carries. Debian puts curl's headers in the
+        // architecture's include directory, which the compiler searches by default.
+        .target(name: "CCurl", dependencies: ["CLinux"]),
+        .target(name: "CCrypto", dependencies: ["CLinux"]),
         // Linux calls glibc hides behind _GNU_SOURCE (fallocate), and the loader the others use.
         .target(name: "CLinux"),
         // Files, mappings, threads, bounded queues, the clock and the library loader: internal to
         // this package (`package` access), the only Swift code that calls the system directly.
         .target(
             name: "MoviePlatform",
-            dependencies: ["MovieContainer", "CLinux", "CX264", "CX265", "CALSA", "CV4L2", "CTurboJPEG", "CAVCodec", "CYUV", "CSampleRate", "CHeif", "CMicroHTTPD", "CGStreamer"],
+            dependencies: ["MovieContainer", "CLinux", "CX264", "CX265", "CALSA", "CV4L2", "CTurboJPEG", "CAVCodec", "CYUV", "CSampleRate", "CHeif", "CMicroHTTPD", "CGStreamer", "CCurl", "CCrypto"],
             swiftSettings: strict
         ),
         // Where media comes from: V4L2 cameras (their formats converted by libyuv and TurboJPEG),
@@ -77,15 +83,21 @@ let package = Package(
             dependencies: ["MovieContainer", "MoviePlatform", "MovieCapture", "MovieEncoding"],
             swiftSettings: strict
         ),
+        // Recordings leaving the device: the upload queue to S3-compatible object storage.
+        .target(
+            name: "MovieNetwork",
+            dependencies: ["MovieRecorder", "MovieCapture", "MovieContainer", "MoviePlatform"],
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "movrec",
-            dependencies: ["MovieRecorder", "MovieCapture", "MovieEncoding", "MovieContainer", "MoviePlatform"],
+            dependencies: ["MovieRecorder", "MovieNetwork", "MovieCapture", "MovieEncoding", "MovieContainer", "MoviePlatform"],
             swiftSettings: strict
         ),
         .testTarget(name: "MovieContainerTests", dependencies: ["MovieContainer"], swiftSettings: strict),
         .testTarget(
             name: "MovieRecorderTests",
-            dependencies: ["MovieRecorder", "MovieCapture", "MovieEncoding", "MoviePlatform", "MovieContainer", "CLinux", "movrec"],
+            dependencies: ["MovieRecorder", "MovieNetwork", "MovieCapture", "MovieEncoding", "MoviePlatform", "MovieContainer", "CLinux", "movrec"],
             swiftSettings: strict
         ),
     ]

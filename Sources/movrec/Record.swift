@@ -2,6 +2,7 @@ import MovieCapture
 import MovieContainer
 import MovieEncoding
 import MovieRecorder
+import MovieNetwork
 import Glibc
 
 /// `movrec record`: a movie from a camera, the test pattern or a file.
@@ -21,6 +22,7 @@ enum RecordCommand {
                [--photo-every S [--photo-directory DIR]]
                [--live HOST:PORT] [--live-size WxH] [--live-token-file PATH] [--print-token] [--hls-directory DIR [--hls-window N] [--hls-mode MODE]]
                [--rtsp HOST:PORT [--rtsp-credentials FILE] [--rtsp-turn-pixels]]
+               [--upload s3://BUCKET/PREFIX [--upload-endpoint URL] [--upload-rate BYTES[K|M]] [--delete-after-upload] …]
                [--gps [HOST:PORT]]
                [--event-directory DIR [--event-pre S] [--event-post S] [--event-on-impact G] [--keep-events-bytes BYTES[K|M|G]]]
             Record H.264 (or --codec hevc: 'hvc1' through x265, with a preset that keeps up with
@@ -62,6 +64,10 @@ enum RecordCommand {
             back through --event-post seconds (default 5) on; another trigger during the
             post-roll extends it. Each clip prints a line. Clips are never deleted by
             --keep-segments or --keep-bytes; --keep-events-bytes deletes the oldest clips beyond it.
+            --upload puts every finished file (segments, clips, photos, the movie) into S3-compatible
+            storage while recording, event clips first, and finishes the queue before exiting (a
+            second Ctrl-C leaves the rest for `movrec upload`); retention keeps a file until it is
+            stored unless --min-free forces it; the other --upload-… options are `movrec upload`'s.
         """
 }
 
@@ -92,10 +98,13 @@ func record(_ arguments: Arguments) async throws -> Int32 {
     liveView?.output.setVideoMirrored(options.orientation.isMirrored)
     let rtsp = try await RTSPService.start(options.rtsp, main: .recording(movie), liveView: liveView, orientation: options.orientation,
                                            service: service)
+    let uploads = try options.upload.resolved()?.start()
+    movie.fileObserver = uploads
+    let uploadPrinter = uploads.map { UploadReport.printEvents(of: $0) }
     try await RecordCommand.start(movie, in: service.session, options: options)
     let impacts = try EventTriggers.startImpactDetector(options, gravity: sources.gravity, movie: movie)
     defer { impacts?.stop() }
-    let photographer = photos.map { output in Task { await RecordCommand.takePhotos(output, options: options) } }
+    let photographer = photos.map { output in Task { await RecordCommand.takePhotos(output, options: options, uploads: uploads) } }
     let loop = RecordingLoop(movie: movie, session: service.session, output: options.output, quiet: options.quiet,
                              eventPostRoll: options.events?.postRoll)
     defer { loop.cancel() }
@@ -111,6 +120,10 @@ func record(_ arguments: Arguments) async throws -> Int32 {
     }
     await service.stopObservingRotation()
     withExtendedLifetime(observer) {}
+    if let uploads {
+        _ = await UploadReport.finish(uploads, quiet: options.quiet)
+        uploadPrinter?.cancel()
+    }
     return RecordCommand.exitStatus(of: result)
 }
 
@@ -135,7 +148,7 @@ extension RecordCommand {
     }
 
     /// Takes a photo every `--photo-every` seconds until cancelled; returns how many were written.
-    static func takePhotos(_ output: PhotoOutput, options: RecordOptions) async -> Int {
+    static func takePhotos(_ output: PhotoOutput, options: RecordOptions, uploads: UploadQueue?) async -> Int {
         guard let every = options.photoEvery else { return 0 }
         let clock = ContinuousClock(), start = clock.now
         let directory = photoDirectory(options)
@@ -149,7 +162,8 @@ extension RecordCommand {
             let digits = String(number)
             let path = directory + "/photo-" + String(repeating: "0", count: max(0, 4 - digits.count)) + digits + ".jpg"
             do {
-                _ = try await output.capturePhoto(to: path, overwrite: options.overwrite)
+                let photo = try await output.capturePhoto(to: path, overwrite: options.overwrite)
+                if !photo.isProxy { uploads?.add(FinishedRecordingFile(path: path, kind: .photo)) }
                 taken += 1
             } catch is CancellationError {
                 return taken

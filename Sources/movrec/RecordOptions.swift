@@ -57,6 +57,8 @@ struct RecordOptions {
     var live: LiveOptions
     /// `--rtsp HOST:PORT` and its credentials.
     var rtsp: RTSPOptions
+    /// `--upload s3://BUCKET/PREFIX` and how.
+    var upload = UploadOptions()
     /// `--gps [HOST:PORT]`: gpsd's address for a timed location track.
     var gps: (host: String, port: UInt16)?
     /// `--event-directory` and the other event clip options.
@@ -71,6 +73,7 @@ struct RecordOptions {
         var args = arguments
         live = try LiveOptions(taking: &args, defaultAddress: isLiveCommand)
         rtsp = try RTSPOptions(taking: &args)
+        if !isLiveCommand { upload = try UploadOptions(taking: &args, takingURL: true) }
         events = isLiveCommand ? nil : try EventOptions(taking: &args)
         video = try args.option("--video") ?? "/dev/video0"
         controls = try args.options("--control")

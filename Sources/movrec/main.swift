@@ -10,7 +10,7 @@ import MovieRecorder
 let commands: [(name: String, usage: String)] = [
     ("inspect", InspectCommand.usage), ("rotate", RotateCommand.usage), ("record", RecordCommand.usage),
     ("photo", PhotoCommand.usage), ("repair", RepairCommand.usage), ("devices", DevicesCommand.usage),
-    ("controls", ControlsCommand.usage), ("mux", MuxCommand.usage), ("live", LiveCommand.usage),
+    ("controls", ControlsCommand.usage), ("mux", MuxCommand.usage), ("live", LiveCommand.usage), ("upload", UploadCommand.usage),
 ]
 
 /// The whole help: every command's usage.
@@ -26,7 +26,7 @@ func standardError(_ text: String) {
 }
 
 let words = Array(CommandLine.arguments.dropFirst())
-installSignalHandlers(cleanStop: words.first == "record" || words.first == "live")
+installSignalHandlers(cleanStop: ["record", "live", "upload"].contains(words.first ?? ""))
 guard let command = words.first else {
     standardError("movrec: no command given\nSee 'movrec help'.")
     exit(2)
@@ -54,6 +54,7 @@ do {
     case "controls": status = try controls(&args)
     case "photo": status = try await photo(args)
     case "repair": status = try repair(&args)
+    case "upload": status = try await upload(args)
     case "help", "--help", "-h":
         status = try help(&args)
     default:

@@ -13,7 +13,7 @@ package enum ExtendedAttribute {
 
     /// The value of attribute `name` of the file at `path`; nil when it has none.
     package static func value(_ name: String, at path: String) -> String? {
-        var buffer = [UInt8](repeating: 0, count: 256)
+        var buffer = [UInt8](repeating: 0, count: 4096)
         let count = buffer.withUnsafeMutableBytes { CLinux_getxattr(path, name, $0.baseAddress, $0.count) }
         guard count >= 0 else { return nil }
         return String(decoding: buffer.prefix(Int(count)), as: UTF8.self)

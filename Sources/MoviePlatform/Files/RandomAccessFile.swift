@@ -191,6 +191,14 @@ package final class RandomAccessFile: MovieByteSink, MovieByteSource, MovieScrat
         return UInt64(info.st_size)
     }
 
+    /// The file's size and last modification (nanoseconds since 1970), which change together
+    /// when someone writes to it; nil when `fstat` fails.
+    package var sizeAndModification: (size: UInt64, modified: Int64)? {
+        var info = stat()
+        guard descriptor.borrow({ fstat($0, &info) }) == 0 else { return nil }
+        return (UInt64(info.st_size), Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))
+    }
+
     package func read(at offset: UInt64, count: Int) throws -> [UInt8] {
         var result = [UInt8](repeating: 0, count: count)
         let done = try result.withUnsafeMutableBytes { try read(at: offset, into: $0) }

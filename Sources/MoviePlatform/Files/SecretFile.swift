@@ -14,6 +14,14 @@ package enum SecretFile {
     /// - Throws: ``Problem`` when the file is not a regular file of this user's, others may read
     ///   or write it, or it cannot be read.
     package static func firstLine(of path: String) throws(Problem) -> String? {
+        guard let bytes = try contents(of: path) else { return nil }
+        let line = bytes.prefix { $0 != 10 }
+        return String(decoding: line.last == 13 ? line.dropLast() : line, as: UTF8.self)
+    }
+
+    /// The whole file (a credentials file of several lines); `nil` when there is no such file.
+    /// - Throws: ``Problem`` as ``firstLine(of:)`` does.
+    package static func contents(of path: String) throws(Problem) -> [UInt8]? {
         var info = stat()
         guard lstat(path, &info) == 0 else {
             if errno == ENOENT { return nil }
@@ -29,12 +37,9 @@ package enum SecretFile {
             let mode = String(info.st_mode & 0o777, radix: 8)
             throw Problem(description: "\(path) may be read or written by others (mode \(mode)); make it private: chmod 600 \(path)")
         }
-        let bytes: [UInt8]
-        do { bytes = try RandomAccessFile.readAll(path) } catch {
+        do { return try RandomAccessFile.readAll(path) } catch {
             throw Problem(description: "\(path): \(error)")
         }
-        let line = bytes.prefix { $0 != 10 }
-        return String(decoding: line.last == 13 ? line.dropLast() : line, as: UTF8.self)
     }
 
     /// Creates `path` with `secret` and a newline, readable and writable by this user only; an

@@ -72,6 +72,7 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
         var locationSource: (any LocationSource)?
         var timedMetadataKeys: [TimedMetadataKey] = []
         var eventClipSettings: EventClipSettings?
+        var fileObserver: (any RecordingFileObserver)?
         var sources: SourceDescription?
         var pipeline: RecordingPipeline?
         var waiters: [CheckedContinuation<RecordingResult, Never>] = []
@@ -93,6 +94,13 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
     }
 
     deinit { eventContinuation.finish() }
+
+    /// What hears of each file the next recording finishes, and may hold it back from
+    /// retention until it is uploaded: an `UploadQueue` (MovieNetwork). Nil by default.
+    public var fileObserver: (any RecordingFileObserver)? {
+        get { state.withLock { $0.fileObserver } }
+        set { state.withLock { $0.fileObserver = newValue } }
+    }
 
     /// How the next recording stores its audio: AAC-LC at 64 kbit/s per channel by default,
     /// like `AVCaptureMovieFileOutput`; `AudioEncoderSettings.lpcm` for uncompressed PCM.
@@ -353,14 +361,23 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
         // Opening the encoder and creating the file block: do it on a thread of its own.
         let events = eventContinuation
         let tap = encodedTap
+        let observer = state.withLock { $0.fileObserver }
         let pipeline = try await runOnDedicatedThread(name: "movrec-open") {
             try RecordingPipeline(settings: settings, sources: sources,
                                   onStart: { time in events.yield(.didStartRecording(path: path, time: time)) },
                                   onFinish: { [weak self] result in self?.finished(result, path: path) },
                                   onSegmentStart: { events.yield(.didStartSegment(path: $0)) },
-                                  onSegmentFinish: { events.yield(.didFinishSegment($0)) },
+                                  onSegmentFinish: { result in
+                                      observer?.recordingDidFinishFile(FinishedRecordingFile(path: result.path, kind: .segment, isPlayable: result.isPlayable))
+                                      events.yield(.didFinishSegment(result))
+                                  },
                                   onClockDrift: { events.yield(.didMeasureAudioClockDrift(partsPerMillion: $0)) },
-                                  onEvent: { events.yield($0) }, tap: tap)
+                                  onEvent: { event in
+                                      if case .didFinishEventClip(let result) = event, result.isPlayable {
+                                          observer?.recordingDidFinishFile(FinishedRecordingFile(path: result.path, kind: .eventClip))
+                                      }
+                                      events.yield(event)
+                                  }, tap: tap, fileObserver: observer)
         }
         let installed: RecordingError? = state.withLock { s in
             guard s.pipeline == nil else {
@@ -458,6 +475,9 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
             return (s.waiters, s.locationSource)
         }
         location?.stop()
+        if let observer = state.withLock({ $0.fileObserver }), RandomAccessFile.exists(result.path) {
+            observer.recordingDidFinishFile(FinishedRecordingFile(path: result.path, kind: .movie, isPlayable: result.isPlayable))
+        }
         eventContinuation.yield(.didFinishRecording(result))
         for waiter in waiters { waiter.resume(returning: result) }
     }

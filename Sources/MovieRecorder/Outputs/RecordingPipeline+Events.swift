@@ -184,9 +184,11 @@ extension RecordingPipeline {
             let path = events.directory + "/" + name
             return writing.contains(path) ? nil : DirectoryEntries.regularFileSize(path).map { (path, $0) }
         }
+        // A clip not yet uploaded counts toward the budget but is not deleted.
+        let held = clips.filter { !(fileObserver?.retentionMayDelete($0.path) ?? true) }.map(\.path)
         var total = clips.reduce(UInt64(0)) { $0 + $1.size }
-        while total > budget, clips.count > 1 {
-            let oldest = clips.removeFirst()
+        while total > budget, clips.count > 1, let index = clips.dropLast().firstIndex(where: { !held.contains($0.path) }) {
+            let oldest = clips.remove(at: index)
             do {
                 try RandomAccessFile.remove(oldest.path)
                 total -= oldest.size

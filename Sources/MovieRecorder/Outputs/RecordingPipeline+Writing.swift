@@ -206,15 +206,33 @@ extension RecordingPipeline {
             if let bytes = segmenting.maximumTotalSize, segments.finished.reduce(openBytes, { $0 + $1.size }) > bytes { return true }
             return false
         }
-        while tooMany(), let deletable = segments.finished.firstIndex(where: { !isNeededByEventClip($0.span, segments) }) {
+        while tooMany(), let (deletable, forcedAt) = deletableSegment(segments) {
             let oldest = segments.finished.remove(at: deletable)
             do {
                 try RandomAccessFile.remove(oldest.path)
+                if let forcedAt { fileObserver?.retentionDidDeleteHeldFile(oldest.path, freeBytes: forcedAt) }
                 onEvent(.didDeleteSegment(path: oldest.path))
+            } catch let error as FileError where error.code == .notFound {
+                continue  // deleted by someone else (an upload queue that deletes what it stored)
             } catch {
                 MovieRecorderLogging.log(.warning, "recording", "could not delete the old segment \(oldest.path): \(error)")
             }
         }
+    }
+
+    /// The oldest finished segment retention may delete: not part of an event clip being
+    /// written, and not held by the ``fileObserver``, unless the disk's free space is within
+    /// the largest segment of ``MovieFileOutput/minFreeDiskSpaceLimit`` (then the free space
+    /// comes with it, for the observer's event).
+    private func deletableSegment(_ segments: OpenSegments) -> (Int, forcedAt: UInt64?)? {
+        let candidates = segments.finished.indices.filter { !isNeededByEventClip(segments.finished[$0].span, segments) }
+        if let free = candidates.first(where: { fileObserver?.retentionMayDelete(segments.finished[$0].path) ?? true }) {
+            return (free, nil)
+        }
+        guard let oldest = candidates.first, let floor = settings.minFreeDiskSpace,
+              let available = FileSystemSpace.available(at: segments.finished[oldest].path) else { return nil }
+        let largest = segments.finished.map(\.size).max() ?? 0
+        return available < floor + largest ? (oldest, available) : nil
     }
 
     /// Records the media written and the current file's size for ``progress``, then checks the

@@ -67,6 +67,8 @@ final class RecordingPipeline: Sendable {
     /// Called on the writing thread when an event clip begins and when it is finished, and when
     /// retention deletes a file.
     let onEvent: @Sendable (MovieFileOutput.Event) -> Void
+    /// What may hold finished files back from retention (an upload queue).
+    let fileObserver: (any RecordingFileObserver)?
     /// Whether the audio is resampled to follow the system clock: a device with a clock of its
     /// own, and the correction asked for.
     var audioCorrected: Bool { clockCorrector?.isCorrecting == true }
@@ -88,8 +90,10 @@ final class RecordingPipeline: Sendable {
          onSegmentStart: @escaping @Sendable (String) -> Void = { _ in },
          onSegmentFinish: @escaping @Sendable (RecordingResult) -> Void = { _ in },
          onClockDrift: @escaping @Sendable (Double) -> Void = { _ in },
-         onEvent: @escaping @Sendable (MovieFileOutput.Event) -> Void = { _ in }, tap: EncodedStreamTap? = nil) throws {
+         onEvent: @escaping @Sendable (MovieFileOutput.Event) -> Void = { _ in }, tap: EncodedStreamTap? = nil,
+         fileObserver: (any RecordingFileObserver)? = nil) throws {
         self.tap = tap
+        self.fileObserver = fileObserver
         guard let video = sources.video else {
             throw RecordingError(.notConnected, "MovieFileOutput: the session has no video input to record")
         }

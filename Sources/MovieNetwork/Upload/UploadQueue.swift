@@ -1,0 +1,236 @@
+import MovieRecorder
+import MoviePlatform
+
+/// A queue that puts every finished recording into S3-compatible object storage, and never
+/// loses one on the way: like an output beside the session, it takes the files a
+/// ``MovieRecorder/MovieFileOutput`` finishes (set it as the output's
+/// ``MovieRecorder/MovieFileOutput/fileObserver``), photos and whole directories, and uploads
+/// them on threads of its own: event clips first, then photos, then the oldest recordings.
+///
+/// Each file's progress is stored with it (``UploadStateStore``), so a queue started after a
+/// kill, a power cut or a reboot resumes where the last one stopped: parts the server holds are
+/// not sent again, no object is half-written and no unfinished upload is left behind. A failed
+/// attempt is retried with exponential back-off and jitter; the recording never waits on the
+/// network, and retention does not delete a file before it is stored unless the disk's floor
+/// forces it. See <doc:UploadingRecordings>.
+public final class UploadQueue: RecordingFileObserver, Sendable {
+    /// Where files go.
+    public let destination: UploadDestination
+    /// How keys are made, files split and the network shared.
+    public let settings: UploadSettings
+    /// What the queue does, newest kept when nobody reads (up to 256).
+    public let events: AsyncStream<Event>
+
+    private let eventContinuation: AsyncStream<Event>.Continuation
+    private let client: S3Client
+    private let store = UploadStateStore()
+    private let cancel = CancelFlag()
+    private let lock = ConditionLock()
+    private let state = GuardedQueueState()
+    private let workers = LockedValue<[DedicatedThread]>([])
+
+    /// Creates a queue and starts its workers.
+    /// - Throws: ``UploadError``: `.libraryMissing` without libcurl or libcrypto,
+    ///   `.invalidDestination` for plain HTTP to another host or settings out of range.
+    public init(destination: UploadDestination, credentials: UploadCredentials, settings: UploadSettings = UploadSettings()) throws(UploadError) {
+        if let missing = HTTPTransfer.loadLibrary() {
+            throw UploadError(.libraryMissing, "upload queue: libcurl could not be opened (\(missing)); install libcurl4")
+        }
+        if case .failure(let failure) = Result(catching: { () throws(Digests.Failure) in try Digests([]) }) {
+            throw UploadError(.libraryMissing, "upload queue: libcrypto could not be opened (\(failure)); install libssl3")
+        }
+        if let refusal = destination.plainHTTPRefusal { throw UploadError(.invalidDestination, refusal) }
+        try Self.check(settings)
+        self.destination = destination
+        self.settings = settings
+        client = S3Client(destination: destination, credentials: credentials, settings: settings, cancel: cancel)
+        (events, eventContinuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .bufferingNewest(256))
+        let threads = (0..<settings.maximumConcurrentRequests).map { index in
+            DedicatedThread(name: "movrec-upload\(index)") { [self] in work() }
+        }
+        workers.withLock { $0 = threads }
+    }
+
+    private static func check(_ settings: UploadSettings) throws(UploadError) {
+        if let problem = ObjectKey.problem(in: settings.keyTemplate) { throw UploadError(.invalidDestination, "upload queue: \(problem)") }
+        guard (5 << 20 ... 5 << 30).contains(settings.partSize) else {
+            throw UploadError(.invalidDestination, "upload queue: part size \(settings.partSize) bytes is outside S3's 5 MiB to 5 GiB")
+        }
+        guard (1...(5 << 30)).contains(settings.singleRequestLimit) else {
+            throw UploadError(.invalidDestination, "upload queue: the single-request limit \(settings.singleRequestLimit) bytes is outside 1 byte to 5 GiB")
+        }
+        guard (1...16).contains(settings.maximumConcurrentRequests), settings.maximumAttempts >= 1, (settings.maximumRate ?? 1) > 0 else {
+            throw UploadError(.invalidDestination, "upload queue: concurrent requests must be 1 to 16, attempts at least 1 and the rate above 0")
+        }
+    }
+
+    deinit { eventContinuation.finish() }
+
+    // MARK: Adding files
+
+    /// Queues a finished file (a later add of the same path is ignored while it is queued).
+    public func add(_ file: FinishedRecordingFile) {
+        guard let key = key(for: file) else { return }
+        let added = lock.withLock { () -> Bool in
+            guard !state.value.stopped, state.value.jobs[file.path] == nil else { return false }
+            state.value.sequence += 1
+            state.value.jobs[file.path] = UploadJob(path: file.path, key: key, rank: Self.rank(file.kind),
+                                                     bytes: Int64(DirectoryEntries.regularFileSize(file.path) ?? 0), order: state.value.sequence)
+            lock.broadcast()
+            return true
+        }
+        if added { eventContinuation.yield(.didQueue(path: file.path, key: key)) }
+    }
+
+    /// Queues every finished recording in `directory` and the directories in it that is not
+    /// stored at this destination yet: movies whose movie atom is written, event clips, photos.
+    /// - Returns: how many files were queued.
+    @discardableResult
+    public func addFinishedRecordings(in directory: String) -> Int {
+        let files = FinishedRecordings.find(in: directory).filter { file in
+            guard let record = store.record(for: file.path), record.destination == destination.identity, case .done = record.stage else { return true }
+            return false
+        }
+        // Oldest first within each kind.
+        for file in files.sorted(by: { modified($0.path) < modified($1.path) }) { add(file) }
+        return files.count
+    }
+
+    private func key(for file: FinishedRecordingFile) -> String? {
+        guard DirectoryEntries.regularFileSize(file.path) != nil else { return nil }
+        return ObjectKey.make(for: file.path, kind: file.kind, modified: modified(file.path) / 1_000_000_000, destination: destination, settings: settings)
+    }
+
+    private func modified(_ path: String) -> Int64 {
+        (try? RandomAccessFile(path: path, mode: .read))?.sizeAndModification?.modified ?? 0
+    }
+
+    static func rank(_ kind: FinishedRecordingFile.Kind) -> Int {
+        switch kind {
+        case .eventClip: return 0
+        case .photo: return 1
+        case .segment, .movie: return 2
+        }
+    }
+
+    // MARK: Status and ending
+
+    /// What the queue holds and has done.
+    public var status: Status { lock.withLock { state.value.status(now: SystemClock.monotonicNanoseconds()) } }
+
+    /// Waits until every queued file is stored or has failed ``UploadSettings/maximumAttempts``
+    /// times in a row (``Status/waitingFiles``), or the queue is stopped; returns the status then.
+    public func finish() async -> Status {
+        await withCheckedContinuation { continuation in
+            let done: Status? = lock.withLock {
+                if state.value.isSettled { return state.value.status(now: SystemClock.monotonicNanoseconds()) }
+                state.value.finishWaiters.append(continuation)
+                return nil
+            }
+            if let done { continuation.resume(returning: done) }
+        }
+    }
+
+    /// Stops the queue: requests in flight are abandoned (their files resume next time from
+    /// what the server holds) and nothing more is sent. Waits for the workers to end.
+    public func stop() {
+        let waiters = lock.withLock { () -> [CheckedContinuation<Status, Never>] in
+            state.value.stopped = true
+            lock.broadcast()
+            defer { state.value.finishWaiters = [] }
+            return state.value.finishWaiters
+        }
+        cancel.cancel()
+        for worker in workers.withLock({ $0 }) { worker.join() }
+        let now = status
+        for waiter in waiters { waiter.resume(returning: now) }
+    }
+
+    // MARK: RecordingFileObserver
+
+    public func recordingDidFinishFile(_ file: FinishedRecordingFile) {
+        guard file.isPlayable else { return }
+        add(file)
+    }
+
+    public func retentionMayDelete(_ path: String) -> Bool {
+        lock.withLock { state.value.jobs[path] == nil }
+    }
+
+    public func retentionDidDeleteHeldFile(_ path: String, freeBytes: UInt64) {
+        lock.withLock { _ = state.value.jobs.removeValue(forKey: path) }
+        store.forget(path)
+        eventContinuation.yield(.didDeleteBeforeUpload(path: path, freeBytes: freeBytes))
+    }
+
+    // MARK: Workers
+
+    private func work() {
+        while let job = nextJob() {
+            let started = SystemClock.monotonicNanoseconds()
+            let upload = FileUpload(path: job.path, key: job.key, client: client, store: store) { [self] bytes in
+                lock.withLock { state.value.recordProgress(bytes, at: SystemClock.monotonicNanoseconds()) }
+            }
+            let result = Result { () throws(UploadError) in try upload.run() }
+            finished(job, result, after: SystemClock.monotonicNanoseconds() - started)
+        }
+    }
+
+    /// The next file to send, waiting for one (or for a back-off to end); nil once stopped.
+    private func nextJob() -> UploadJob? {
+        lock.withLock {
+            while !state.value.stopped {
+                let now = SystemClock.monotonicNanoseconds()
+                if let path = state.value.readyJob(now: now) {
+                    state.value.jobs[path]?.isActive = true
+                    return state.value.jobs[path]
+                }
+                if let deadline = state.value.nextDeadline() { _ = lock.wait(until: deadline) } else { lock.wait() }
+            }
+            return nil
+        }
+    }
+
+    private func finished(_ job: UploadJob, _ result: Result<FileUpload.Outcome, UploadError>, after nanoseconds: UInt64) {
+        var events: [Event] = []
+        var deleteAfter = false
+        let waiters = lock.withLock { () -> [CheckedContinuation<Status, Never>] in
+            defer { lock.broadcast() }
+            state.value.jobs[job.path]?.isActive = false
+            guard state.value.jobs[job.path] != nil else { return [] }  // deleted by retention meanwhile
+            switch result {
+            case .success(let outcome):
+                state.value.jobs[job.path] = nil
+                state.value.recordSuccess(outcome.bytes)
+                events.append(.didUpload(path: job.path, key: job.key, bytes: outcome.bytes, sentParts: outcome.sent,
+                                         keptParts: outcome.kept, alreadyStored: outcome.alreadyStored))
+                deleteAfter = settings.deletesAfterUpload
+            case .failure(let error) where error.code == .cancelled:
+                break
+            case .failure(let error) where error.code == .fileChanged:
+                state.value.jobs[job.path] = nil
+                events.append(.didDropFile(path: job.path, key: job.key, error: error))
+            case .failure(let error):
+                let delay = state.value.recordFailure(of: job.path, error, settings: settings, now: SystemClock.monotonicNanoseconds())
+                events.append(.didFail(path: job.path, key: job.key, error: error, retryIn: delay))
+            }
+            guard state.value.isSettled else { return [] }
+            defer { state.value.finishWaiters = [] }
+            return state.value.finishWaiters
+        }
+        if deleteAfter {
+            do {
+                try RandomAccessFile.remove(job.path)
+                store.forget(job.path)
+                events.append(.didDeleteAfterUpload(path: job.path))
+            } catch {
+                MovieNetworkLogging.warning("could not delete \(job.path) after its upload: \(error)")
+            }
+        }
+        for event in events { eventContinuation.yield(event) }
+        if !waiters.isEmpty {
+            let now = status
+            for waiter in waiters { waiter.resume(returning: now) }
+        }
+    }
+}
