@@ -9,7 +9,7 @@ module and every undocumented symbol; exits 1 when there is any.
 """
 import glob, json, os, sys
 
-modules = ['MovieContainer', 'MovieCapture', 'MovieEncoding', 'MovieRecorder']
+modules = ['MovieContainer', 'MovieCapture', 'MovieEncoding', 'MovieRecorder', 'MovieNetwork']
 folder = sys.argv[1]
 missing, total = [], 0
 for module in modules:

@@ -106,7 +106,7 @@ func record(_ arguments: Arguments) async throws -> Int32 {
     defer { impacts?.stop() }
     let photographer = photos.map { output in Task { await RecordCommand.takePhotos(output, options: options, uploads: uploads) } }
     let loop = RecordingLoop(movie: movie, session: service.session, output: options.output, quiet: options.quiet,
-                             eventPostRoll: options.events?.postRoll)
+                             eventPostRoll: options.events?.postRoll, uploads: uploads)
     defer { loop.cancel() }
     let result = await loop.run()
     photographer?.cancel()

@@ -1,6 +1,7 @@
 import Dispatch
 import MovieCapture
 import MovieRecorder
+import MovieNetwork
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -27,8 +28,13 @@ struct RecordingLoop {
     /// `--event-post`: how long a clip SIGUSR1 saves goes on; nil without event clips.
     let eventPostRoll: Duration?
 
-    init(movie: MovieFileOutput, session: CaptureSession, output: String, quiet: Bool, eventPostRoll: Duration? = nil) {
+    /// `--upload`'s queue, whose backlog the status line shows.
+    let uploads: UploadQueue?
+
+    init(movie: MovieFileOutput, session: CaptureSession, output: String, quiet: Bool, eventPostRoll: Duration? = nil,
+         uploads: UploadQueue? = nil) {
         self.movie = movie
+        self.uploads = uploads
         self.eventPostRoll = eventPostRoll
         self.session = session
         self.output = output
@@ -132,8 +138,16 @@ struct RecordingLoop {
         let mediaSeconds = Double(media.components.seconds) + Double(media.components.attoseconds) / 1e18
         let line = "  \(Self.format(mediaSeconds, 1)) s recorded, \(Self.format(elapsed, 1)) s elapsed, "
             + "\(movie.droppedFrameCount) dropped, \(Self.format(Double(movie.recordedFileSize) / 1_000_000, 1)) MB"
-            + Self.drift(movie.audioClockDrift) + Self.gps(movie.locationSource) + Self.meter(session.audioChannelLevels) + "   "
+            + Self.drift(movie.audioClockDrift) + Self.gps(movie.locationSource) + Self.upload(uploads?.status)
+            + Self.meter(session.audioChannelLevels) + "   "
         _ = "\r\(line)".withCString { write(2, $0, strlen($0)) }
+    }
+
+    /// The upload queue's backlog, such as `, upload 2 to go (9.4 MB) at 1.1 MB/s`.
+    static func upload(_ status: UploadQueue.Status?) -> String {
+        guard let status else { return "" }
+        return ", upload \(status.pendingFiles) to go (\(format(Double(status.pendingBytes) / 1e6, 1)) MB) at "
+            + "\(format(Double(status.bytesPerSecond) / 1e6, 1)) MB/s" + (status.lastError == nil ? "" : " (failing)")
     }
 
     /// The microphone clock's drift against the system clock, such as `, audio clock +42.1 ppm`;

@@ -11,7 +11,7 @@ enum UploadCommand {
             Upload every finished recording in DIR and the directories in it (a movie whose movie
             atom is written, an event clip, a photo) that is not stored at the destination yet,
             resuming uploads a killed run began, then exit: 0 when all are stored, 1 when some
-            are not (each failure printed with the server's answer). Credentials come from
+            are not or changed while sent (each failure printed with the server's answer). Credentials come from
             AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN, or a file in the AWS
             CLI's format (--upload-credentials, mode 600); the region from --upload-region or
             AWS_REGION (default us-east-1). Without --upload-endpoint the bucket is AWS's (HTTPS,
@@ -43,5 +43,5 @@ func upload(_ arguments: Arguments) async throws -> Int32 {
     if !quiet { standardError("movrec: upload: \(count) finished recordings in \(directory) to store at \(plan.destination)") }
     let status = await UploadReport.finish(queue, quiet: quiet)
     printer.cancel()
-    return status.pendingFiles == 0 && status.waitingFiles == 0 ? 0 : 1
+    return status.pendingFiles == 0 && status.waitingFiles == 0 && status.droppedFiles == 0 ? 0 : 1
 }

@@ -121,6 +121,7 @@ enum UploadReport {
         var line = "upload: \(status.pendingFiles) files (\(megabytes(status.pendingBytes)) MB) to go, "
             + "\(status.uploadedFiles) stored (\(megabytes(status.uploadedBytes)) MB), \(megabytes(status.bytesPerSecond)) MB/s"
         if status.waitingFiles > 0 { line += ", \(status.waitingFiles) waiting after repeated failures" }
+        if status.droppedFiles > 0 { line += ", \(status.droppedFiles) changed while sent" }
         if let error = status.lastError { line += ", last error: \(error)" }
         return line
     }

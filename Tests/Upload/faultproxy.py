@@ -28,9 +28,9 @@ ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 ap.add_argument("--target", required=True, help="HOST:PORT of the S3 server")
 ap.add_argument("--port", type=int, default=0, help="listen port (0 = pick a free one)")
 ap.add_argument("--reset-after-bytes", type=int, help="RST the client after N client->server bytes")
-ap.add_argument("--resets", type=int, default=1, help="...on this many connections")
+ap.add_argument("--resets", type=int, default=1, help="...on this many connections (default 1)")
 ap.add_argument("--stall-seconds", type=float, help="go silent this long mid-request, then close")
-ap.add_argument("--stalls", type=int, default=1, help="...on this many requests")
+ap.add_argument("--stalls", type=int, default=1, help="...on this many requests (default 1)")
 ap.add_argument("--stall-after-bytes", type=int, default=4096,
                 help="body bytes forwarded before the stall; requests with smaller bodies don't "
                      "qualify (0 = stall right after the head, any request)")
@@ -110,6 +110,7 @@ class Connection:
         self.sent = 0              # client -> server bytes forwarded (for --reset-after-bytes)
         self.reset_checked = False
         self.stalled = False
+        self.request_line = ""     # e.g. "PUT /bucket/key?partNumber=1&uploadId=... HTTP/1.1"
 
     def recv(self):
         data = self.client.recv(65536)
@@ -140,14 +141,14 @@ class Connection:
             self.reset_checked = True
             if RESETS.take():
                 self.upstream.sendall(data[:n - self.sent])
-                log(fault="reset", connection=self.n, after_bytes=n)
+                log(fault="reset", connection=self.n, request=self.request_line, after_bytes=n)
                 rst_close(self.client)
                 raise Closed()
         self.upstream.sendall(data)
         self.sent += len(data)
 
     def forward_body(self, length, stall_at):
-        """Forward `length` body bytes; if stall_at is set, stop after that many."""
+        """Forward `length` body bytes; if stall_at is set, stall after that many."""
         while length > 0:
             if not self.buf:
                 self.buf = self.recv()
@@ -165,7 +166,8 @@ class Connection:
         """Fault "stall": stop forwarding both ways for S seconds (the client sees a silent,
         open connection; its timeout should fire), then close both sides."""
         self.stalled = True
-        log(fault="stall", connection=self.n, seconds=args.stall_seconds, after_body_bytes=args.stall_after_bytes)
+        log(fault="stall", connection=self.n, request=self.request_line,
+            seconds=args.stall_seconds, after_body_bytes=args.stall_after_bytes)
         time.sleep(args.stall_seconds)
         raise Closed()
 
@@ -173,13 +175,14 @@ class Connection:
         """Fault "slowdown": answer 503 SlowDown ourselves, never contacting the server.
         Connection: close; then drain whatever body the client still sends (it may have
         waited for 100-continue and send none) so that closing doesn't RST our response."""
-        log(fault="slowdown", connection=self.n)
+        log(fault="slowdown", connection=self.n, request=self.request_line)
         self.client.sendall(SLOWDOWN_RESPONSE)
         self.client.shutdown(socket.SHUT_WR)
         remaining = (1 << 62 if chunked else length) - len(self.buf)
-        self.client.settimeout(2)
+        self.client.settimeout(2)  # stop at 2 s of silence, or after 10 s in all
+        deadline = time.monotonic() + 10
         try:
-            while remaining > 0:
+            while remaining > 0 and time.monotonic() < deadline:
                 remaining -= len(self.recv())
         except (OSError, Closed):
             pass
@@ -221,6 +224,7 @@ class Connection:
                     return
                 if network_down():  # also cut kept-alive connections
                     return self.refuse()
+                self.request_line = head.split(b"\r\n", 1)[0].decode("latin-1")
                 headers = {}
                 for line in head.split(b"\r\n")[1:]:
                     name, _, value = line.partition(b":")

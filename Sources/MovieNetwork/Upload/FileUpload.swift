@@ -48,8 +48,14 @@ struct FileUpload {
         var outcome: Outcome
         if size <= client.settings.singleRequestLimit {
             try store.store(UploadRecord(destination: client.destination.identity, key: key, stage: .begun(uploadID: nil)), for: path)
-            let etag = try file.descriptorForUpload(path) { fd throws(UploadError) in
-                try client.put(key, descriptor: fd, offset: 0, length: size, digests: digests[0])
+            let etag: String
+            do {
+                etag = try file.descriptorForUpload(path) { fd throws(UploadError) in
+                    try client.put(key, descriptor: fd, offset: 0, length: size, digests: digests[0])
+                }
+            } catch where error.code == .fileChanged {
+                try? client.delete(key)  // a server that did not check Content-MD5 stored the mix
+                throw error
             }
             progress(size)
             outcome = Outcome(etag: etag, bytes: size, sent: 1)
@@ -77,6 +83,21 @@ struct FileUpload {
             uploadID = try adoptOrCreate(&stored)
         }
         let id = uploadID!
+        do {
+            return try send(file, parts: parts, digests: digests, uploadID: id, stored: stored)
+        } catch where error.code == .fileChanged {
+            // What the server holds is no longer the file: abandon it, and begin anew next time.
+            try? client.abortMultipartUpload(key, uploadID: id)
+            try? store.store(UploadRecord(destination: client.destination.identity, key: key, stage: .begun(uploadID: nil)), for: path)
+            throw error
+        }
+    }
+
+    /// Sends the parts the server does not hold and completes the upload, unless the file
+    /// changed meanwhile.
+    private func send(_ file: RandomAccessFile, parts: [Range<Int64>], digests: [Digests], uploadID id: String,
+                      stored: [Int: S3Client.StoredPart]) throws(UploadError) -> Outcome {
+        let before = file.sizeAndModification
         var outcome = Outcome(etag: "", bytes: parts.last?.upperBound ?? 0)
         var etags: [String] = []
         for (index, part) in parts.enumerated() {
@@ -94,6 +115,9 @@ struct FileUpload {
             etags.append(etag)
             outcome.sent += 1
             progress(Int64(part.count))
+        }
+        guard let now = file.sizeAndModification, let before, now == before else {
+            throw UploadError(.fileChanged, "\(path): the file changed while it was uploaded to \(client.describe(key)); it is left for a later run")
         }
         outcome.etag = try client.completeMultipartUpload(key, uploadID: id, etags: etags)
         return outcome

@@ -103,6 +103,11 @@ struct S3Client: Sendable {
         return S3XML.value("ETag", in: response.body[...]) ?? response.headers["etag"] ?? ""
     }
 
+    /// Removes the object (one this queue just stored with bytes other than the file's).
+    func delete(_ key: String) throws(UploadError) {
+        _ = try send(HTTPTransfer(method: "DELETE", url: destination.url(forKey: key)), key: key, step: "removing a damaged object", allowing: [404])
+    }
+
     /// Abandons the upload and the parts it holds.
     func abortMultipartUpload(_ key: String, uploadID: String) throws(UploadError) {
         _ = try send(HTTPTransfer(method: "DELETE", url: destination.url(forKey: key, query: "uploadId=\(UploadDestination.encoded(uploadID))")),
@@ -112,7 +117,8 @@ struct S3Client: Sendable {
     // MARK: Sending
 
     private func bodyHeaders(_ digests: Digests) -> [String] {
-        ["Content-MD5: \(Digests.base64(digests.md5))", "x-amz-content-sha256: \(Digests.hex(digests.sha256))", "Expect:"]
+        // No "Expect:" to turn off 100-continue: libcurl 7.88 would sign the header it then leaves out.
+        ["Content-MD5: \(Digests.base64(digests.md5))", "x-amz-content-sha256: \(Digests.hex(digests.sha256))"]
     }
 
     /// Sends the request signed, and turns anything but 2xx (or a status in `allowing`) into an error.
@@ -156,7 +162,7 @@ struct S3Client: Sendable {
         let etag = response.headers["etag"] ?? ""
         let expected = "\"\(Digests.hex(digests.md5))\""
         if !etag.isEmpty && etag.count == expected.count && etag.lowercased() != expected {
-            throw UploadError(.server, "\(describe(key)): \(step): the server stored different bytes (ETag \(etag), sent MD5 \(expected))", status: response.status)
+            throw UploadError(.fileChanged, "\(describe(key)): \(step): the server received other bytes than the file's checksum says (ETag \(etag), MD5 \(expected)): the file changed while it was sent", status: response.status)
         }
         return etag.isEmpty ? expected : etag
     }

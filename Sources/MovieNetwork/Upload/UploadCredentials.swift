@@ -74,6 +74,7 @@ public struct UploadCredentials: Sendable, Hashable, CustomStringConvertible {
     /// The region from `AWS_REGION` (or `AWS_DEFAULT_REGION`), if set.
     public static var environmentRegion: String? { environment("AWS_REGION") ?? environment("AWS_DEFAULT_REGION") }
 
+    /// The access key ID, never the secret.
     public var description: String { "access key \(accessKeyID)" + (sessionToken == nil ? "" : " with a session token") }
 
     private static func environment(_ name: String) -> String? {

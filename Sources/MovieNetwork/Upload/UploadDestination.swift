@@ -53,6 +53,7 @@ public struct UploadDestination: Sendable, Hashable, CustomStringConvertible {
         self.region = region
     }
 
+    /// `s3://bucket/prefix`, and the endpoint when there is one.
     public var description: String {
         "s3://\(bucket)/\(prefix)" + (endpoint.map { " at \($0)" } ?? "")
     }

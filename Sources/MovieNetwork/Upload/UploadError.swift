@@ -40,5 +40,6 @@ public struct UploadError: Error, Sendable, CustomStringConvertible {
         self.serverCode = serverCode
     }
 
+    /// The message.
     public var description: String { message }
 }

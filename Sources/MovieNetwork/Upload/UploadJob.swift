@@ -22,6 +22,7 @@ struct QueueState {
     var stopped = false
     var uploadedFiles = 0
     var uploadedBytes: Int64 = 0
+    var droppedFiles = 0
     /// Bytes stored recently, with their times, for the rate.
     var recent: [(time: UInt64, bytes: Int64)] = []
     var lastError: String?
@@ -65,7 +66,8 @@ struct QueueState {
         guard var job = jobs[path] else { return nil }
         job.attempts += 1
         defer { jobs[path] = job }
-        if job.attempts >= settings.maximumAttempts {
+        // Refused credentials stay refused: retrying would only repeat the answer.
+        if job.attempts >= settings.maximumAttempts || error.code == .invalidCredentials {
             job.isWaiting = true
             return nil
         }
@@ -83,6 +85,7 @@ struct QueueState {
         status.waitingFiles = jobs.values.filter(\.isWaiting).count
         status.uploadedFiles = uploadedFiles
         status.uploadedBytes = uploadedBytes
+        status.droppedFiles = droppedFiles
         let window = recent.filter { now - $0.time <= 10_000_000_000 }
         status.bytesPerSecond = window.reduce(0) { $0 + $1.bytes } / 10
         status.lastError = lastError

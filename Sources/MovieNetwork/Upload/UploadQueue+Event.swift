@@ -16,20 +16,24 @@ extension UploadQueue {
         /// The file was deleted once stored (``UploadSettings/deletesAfterUpload``).
         case didDeleteAfterUpload(path: String)
         /// Retention deleted the file before it was uploaded: the disk was down to `freeBytes`,
-        /// within a segment of ``MovieRecorder/MovieFileOutput/minFreeDiskSpaceLimit``.
+        /// within a segment of `MovieFileOutput.minFreeDiskSpaceLimit`.
         case didDeleteBeforeUpload(path: String, freeBytes: UInt64)
     }
 
     /// What the queue holds and has done, for a status line.
     public struct Status: Sendable, Hashable {
-        /// Files waiting or being sent, and their bytes.
+        /// Files waiting or being sent.
         public var pendingFiles = 0
+        /// The bytes of the files waiting or being sent.
         public var pendingBytes: Int64 = 0
         /// Files that failed ``UploadSettings/maximumAttempts`` times and wait.
         public var waitingFiles = 0
-        /// Files stored since the queue started, and their bytes.
+        /// Files stored since the queue started.
         public var uploadedFiles = 0
+        /// The bytes of the files stored since the queue started.
         public var uploadedBytes: Int64 = 0
+        /// Files left out because they were removed or changed while they were uploaded.
+        public var droppedFiles = 0
         /// Bytes per second stored over the last ten seconds.
         public var bytesPerSecond: Int64 = 0
         /// The last failure's message, if any failed since the last success.

@@ -70,16 +70,25 @@ public final class UploadQueue: RecordingFileObserver, Sendable {
 
     /// Queues a finished file (a later add of the same path is ignored while it is queued).
     public func add(_ file: FinishedRecordingFile) {
-        guard let key = key(for: file) else { return }
-        let added = lock.withLock { () -> Bool in
-            guard !state.value.stopped, state.value.jobs[file.path] == nil else { return false }
-            state.value.sequence += 1
-            state.value.jobs[file.path] = UploadJob(path: file.path, key: key, rank: Self.rank(file.kind),
-                                                     bytes: Int64(DirectoryEntries.regularFileSize(file.path) ?? 0), order: state.value.sequence)
+        add([file])
+    }
+
+    /// Queues files together, so the order among them is the queue's (event clips first), not
+    /// the order they were added in.
+    private func add(_ files: [FinishedRecordingFile]) {
+        let keyed = files.compactMap { file in key(for: file).map { (file, $0) } }
+        let added = lock.withLock { () -> [(FinishedRecordingFile, String)] in
+            guard !state.value.stopped else { return [] }
+            let fresh = keyed.filter { state.value.jobs[$0.0.path] == nil }
+            for (file, key) in fresh {
+                state.value.sequence += 1
+                state.value.jobs[file.path] = UploadJob(path: file.path, key: key, rank: Self.rank(file.kind),
+                                                         bytes: Int64(DirectoryEntries.regularFileSize(file.path) ?? 0), order: state.value.sequence)
+            }
             lock.broadcast()
-            return true
+            return fresh
         }
-        if added { eventContinuation.yield(.didQueue(path: file.path, key: key)) }
+        for (file, key) in added { eventContinuation.yield(.didQueue(path: file.path, key: key)) }
     }
 
     /// Queues every finished recording in `directory` and the directories in it that is not
@@ -92,7 +101,7 @@ public final class UploadQueue: RecordingFileObserver, Sendable {
             return false
         }
         // Oldest first within each kind.
-        for file in files.sorted(by: { modified($0.path) < modified($1.path) }) { add(file) }
+        add(files.sorted { modified($0.path) < modified($1.path) })
         return files.count
     }
 
@@ -148,15 +157,18 @@ public final class UploadQueue: RecordingFileObserver, Sendable {
 
     // MARK: RecordingFileObserver
 
+    /// Queues a file the recording finished, if it plays.
     public func recordingDidFinishFile(_ file: FinishedRecordingFile) {
         guard file.isPlayable else { return }
         add(file)
     }
 
+    /// True unless the file is queued and not stored yet.
     public func retentionMayDelete(_ path: String) -> Bool {
         lock.withLock { state.value.jobs[path] == nil }
     }
 
+    /// Drops the deleted file from the queue and says so (``Event/didDeleteBeforeUpload(path:freeBytes:)``).
     public func retentionDidDeleteHeldFile(_ path: String, freeBytes: UInt64) {
         lock.withLock { _ = state.value.jobs.removeValue(forKey: path) }
         store.forget(path)
@@ -209,6 +221,8 @@ public final class UploadQueue: RecordingFileObserver, Sendable {
                 break
             case .failure(let error) where error.code == .fileChanged:
                 state.value.jobs[job.path] = nil
+                state.value.droppedFiles += 1
+                state.value.lastError = error.message
                 events.append(.didDropFile(path: job.path, key: job.key, error: error))
             case .failure(let error):
                 let delay = state.value.recordFailure(of: job.path, error, settings: settings, now: SystemClock.monotonicNanoseconds())
