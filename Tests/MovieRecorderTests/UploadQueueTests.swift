@@ -16,6 +16,19 @@ extension LiveViewTestGroup {
             try RunningProgram(try movrecPath(), arguments, environment: server.environment)
         }
 
+        /// A directory `rec` in `directory` holding `name`, recorded by movrec from the test
+        /// pattern (at `bitrate` kbit/s when given, for a file of several parts).
+        func makeRecordings(in directory: TemporaryDirectory, movie name: String? = nil, size: String = "320x240", seconds: Int = 2,
+                            bitrate: Int? = nil) throws -> String {
+            let recordings = directory.file("rec")
+            try FileManager.default.createDirectory(atPath: recordings, withIntermediateDirectories: true)
+            guard let name else { return recordings }
+            let made = try run(movrecPath(), ["record", recordings + "/" + name, "--video", "testsrc", "--size", size, "--duration", String(seconds),
+                                              "--quiet"] + (bitrate.map { ["--bitrate", String($0)] } ?? []))
+            try #require(made.status == 0, "\(made.error)")
+            return recordings
+        }
+
         /// Each named file's bytes equal the object under `prefix` + its name.
         func expectStored(_ files: [String: String], in objects: [String: String], prefix: String) {
             for (name, sum) in files {
@@ -65,10 +78,7 @@ extension LiveViewTestGroup {
             defer { directory.cleanUp() }
             let server = try await S3TestServer.start(in: directory)
             defer { server.stop() }
-            let recordings = directory.file("rec")
-            try FileManager.default.createDirectory(atPath: recordings, withIntermediateDirectories: true)
-            let made = try run(movrecPath(), ["record", recordings + "/seg-001.mov", "--video", "testsrc", "--size", "320x240", "--duration", "2", "--quiet"])
-            try #require(made.status == 0, "\(made.error)")
+            let recordings = try makeRecordings(in: directory, movie: "seg-001.mov")
             for name in ["seg-002.mov", "seg-003.mov", "event-20261205-120000.mov", "event-20261205-120100.mov"] {
                 try FileManager.default.copyItem(atPath: recordings + "/seg-001.mov", toPath: recordings + "/" + name)
             }
@@ -84,6 +94,13 @@ extension LiveViewTestGroup {
             let (objects, _) = try server.contents()
             expectStored(try sha256OfFiles(in: recordings) { $0 != "notes.mov" }, in: objects, prefix: "")
             #expect(objects["notes.mov"] == nil, "a file that is not a finished movie was uploaded")
+            // As if killed between storing the object and noting it: the record says "begun",
+            // and the next run finds the object complete (HEAD) instead of sending it again.
+            let record = "v1\tbegun\t\(server.endpoint)/recordings\tseg-002.mov\t-"
+            #expect(ExtendedAttribute.set("user.movierecorder.upload", to: record, at: recordings + "/seg-002.mov"))
+            let third = try run(movrecPath(), arguments, environment: server.environment)
+            #expect(third.status == 0 && third.error.contains("seg-002.mov was stored already"), "\(third.error)")
+            #expect(server.requests().filter { $0.method == "PUT" }.count == 5 && server.requests().last?.method == "HEAD", "sent again")
         }
 
         /// SIGKILL in the middle of a throttled multipart upload, then `movrec upload` again: the
@@ -94,11 +111,7 @@ extension LiveViewTestGroup {
             defer { directory.cleanUp() }
             let server = try await S3TestServer.start(in: directory)
             defer { server.stop() }
-            let recordings = directory.file("rec")
-            try FileManager.default.createDirectory(atPath: recordings, withIntermediateDirectories: true)
-            let made = try run(movrecPath(), ["record", recordings + "/big.mov", "--video", "testsrc", "--size", "1280x720", "--duration", "8",
-                                              "--bitrate", "30000", "--quiet"])
-            try #require(made.status == 0, "\(made.error)")
+            let recordings = try makeRecordings(in: directory, movie: "big.mov", size: "1280x720", seconds: 8, bitrate: 30000)
             let arguments = ["upload", recordings, "s3://recordings/", "--upload-endpoint", server.endpoint, "--upload-key", "{name}",
                              "--upload-part-size", "5M"]
             let killed = try movrec(arguments + ["--upload-rate", "2M"], server)
@@ -126,11 +139,7 @@ extension LiveViewTestGroup {
             defer { directory.cleanUp() }
             let server = try await S3TestServer.start(in: directory)
             defer { server.stop() }
-            let recordings = directory.file("rec")
-            try FileManager.default.createDirectory(atPath: recordings, withIntermediateDirectories: true)
-            let made = try run(movrecPath(), ["record", recordings + "/big.mov", "--video", "testsrc", "--size", "1280x720", "--duration", "8",
-                                              "--bitrate", "30000", "--quiet"])
-            try #require(made.status == 0, "\(made.error)")
+            let recordings = try makeRecordings(in: directory, movie: "big.mov", size: "1280x720", seconds: 8, bitrate: 30000)
             let arguments = ["upload", recordings, "s3://recordings/", "--upload-endpoint", server.endpoint, "--upload-key", "{name}",
                              "--upload-part-size", "5M"]
             let first = try movrec(arguments + ["--upload-rate", "1M"], server)
@@ -164,8 +173,7 @@ extension LiveViewTestGroup {
             let proxy = try await FaultProxy.start(to: server, ["--reset-after-bytes", "1000000", "--resets", "2", "--stalls", "1",
                                                                 "--stall-after-bytes", "100000", "--stall-seconds", "8", "--slowdown", "3"])
             defer { proxy.stop() }
-            let recordings = directory.file("rec")
-            try FileManager.default.createDirectory(atPath: recordings, withIntermediateDirectories: true)
+            let recordings = try makeRecordings(in: directory)
             let program = try movrec(["record", recordings + "/seg-%03d.mov", "--video", "testsrc", "--size", "1280x720", "--bitrate", "8000",
                                       "--audio", "tone", "--segment-duration", "4", "--duration", "20", "--upload", "s3://recordings/",
                                       "--upload-key", "{name}", "--upload-endpoint", proxy.endpoint, "--upload-timeout", "2"], server)
@@ -190,10 +198,7 @@ extension LiveViewTestGroup {
             defer { directory.cleanUp() }
             let server = try await S3TestServer.start(in: directory, auth: true)
             defer { server.stop() }
-            let recordings = directory.file("rec")
-            try FileManager.default.createDirectory(atPath: recordings, withIntermediateDirectories: true)
-            let made = try run(movrecPath(), ["record", recordings + "/a.mov", "--video", "testsrc", "--size", "320x240", "--duration", "1", "--quiet"])
-            try #require(made.status == 0, "\(made.error)")
+            let recordings = try makeRecordings(in: directory, movie: "a.mov", seconds: 1)
             let arguments = ["upload", recordings, "s3://recordings/wrong", "--upload-endpoint", server.endpoint, "--delete-after-upload", "--quiet"]
             var wrong = server.environment
             wrong["AWS_SECRET_ACCESS_KEY"] = "not-the-secret-0123456789"
@@ -217,8 +222,7 @@ extension LiveViewTestGroup {
             #expect(FileManager.default.createFile(atPath: down, contents: nil))
             let proxy = try await FaultProxy.start(to: server, ["--down-file", down])
             defer { proxy.stop() }
-            let recordings = directory.file("rec")
-            try FileManager.default.createDirectory(atPath: recordings, withIntermediateDirectories: true)
+            let recordings = try makeRecordings(in: directory)
             let program = try movrec(["record", recordings + "/seg-%03d.mov", "--video", "testsrc", "--size", "640x360", "--audio", "tone",
                                       "--segment-duration", "4", "--keep-segments", "3", "--duration", "60", "--upload", "s3://recordings/",
                                       "--upload-key", "{name}", "--upload-endpoint", proxy.endpoint], server)

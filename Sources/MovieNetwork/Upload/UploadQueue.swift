@@ -12,7 +12,9 @@ import MoviePlatform
 /// not sent again, no object is half-written and no unfinished upload is left behind. A failed
 /// attempt is retried with exponential back-off and jitter; the recording never waits on the
 /// network, and retention does not delete a file before it is stored unless the disk's floor
-/// forces it. See <doc:UploadingRecordings>.
+/// forces it. Its worker threads run until ``stop()``: call it when the queue is done with
+/// (after ``finish()``, or at once to leave the rest for the next queue). See
+/// <doc:UploadingRecordings>.
 public final class UploadQueue: RecordingFileObserver, Sendable {
     /// Where files go.
     public let destination: UploadDestination

@@ -116,7 +116,7 @@ package struct HTTPTransfer: Sendable {
         let body = raw.body.map { String(cString: $0) } ?? ""
         let headerText = raw.headers.map { String(cString: $0) } ?? ""
         var headers: [String: String] = [:]
-        for line in headerText.split(whereSeparator: { $0 == "\r" || $0 == "\n" }) {
+        for line in headerText.split(whereSeparator: \.isNewline) {  // "\r\n" is one Character
             guard let colon = line.firstIndex(of: ":") else { continue }
             headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingSpaces
         }
