@@ -3,11 +3,11 @@ import MoviePlatform
 
 /// A queue that puts every finished recording into S3-compatible object storage, and never
 /// loses one on the way: like an output beside the session, it takes the files a
-/// ``MovieRecorder/MovieFileOutput`` finishes (set it as the output's
-/// ``MovieRecorder/MovieFileOutput/fileObserver``), photos and whole directories, and uploads
+/// `MovieFileOutput` finishes (set it as the output's `fileObserver`), photos and whole
+/// directories, and uploads
 /// them on threads of its own: event clips first, then photos, then the oldest recordings.
 ///
-/// Each file's progress is stored with it (``UploadStateStore``), so a queue started after a
+/// Each file's progress is stored with it (an extended attribute, or a hidden journal), so a queue started after a
 /// kill, a power cut or a reboot resumes where the last one stopped: parts the server holds are
 /// not sent again, no object is half-written and no unfinished upload is left behind. A failed
 /// attempt is retried with exponential back-off and jitter; the recording never waits on the
