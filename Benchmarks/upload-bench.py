@@ -439,7 +439,7 @@ def main():
     ap.add_argument("--work", help="keep temporary files here (default: a temp dir, removed)")
     ap.add_argument("--tsv", action="store_true", help="rows for Benchmarks/run on stdout, tables on stderr")
     args = ap.parse_args()
-    MOVREC = args.movrec
+    MOVREC = os.path.abspath(args.movrec)  # the runs change directory
     work = args.work or tempfile.mkdtemp(prefix="upload-bench-")
     os.makedirs(work, exist_ok=True)
     started = time.monotonic()

@@ -206,9 +206,31 @@ extension LiveViewTestGroup {
             #expect(refused.status == 1 && refused.error.contains("s3://recordings/wrong") && refused.error.contains("SignatureDoesNotMatch"),
                     "\(refused.error)")
             #expect(!refused.error.contains("not-the-secret") && FileManager.default.fileExists(atPath: recordings + "/a.mov"))
-            let accepted = try run(movrecPath(), ["upload", recordings, "s3://recordings/right", "--upload-endpoint", server.endpoint, "--quiet"],
-                                   environment: server.environment)
-            #expect(accepted.status == 0, "the right key was refused: \(accepted.error)")
+            let accepted = try run(movrecPath(), ["upload", recordings, "s3://recordings/right", "--upload-endpoint", server.endpoint,
+                                                  "--upload-key", "{prefix}{name}", "--delete-after-upload"], environment: server.environment)
+            #expect(accepted.status == 0 && accepted.error.contains("deleted \(recordings)/a.mov, stored"), "the right key was refused: \(accepted.error)")
+            #expect(!FileManager.default.fileExists(atPath: recordings + "/a.mov"), "--delete-after-upload kept the file")
+            #expect(try server.contents().objects["right/a.mov"] != nil, "the object is not there")
+        }
+
+        /// A bucket that does not exist yet: each attempt is reported with the server's
+        /// `NoSuchBucket` and retried with back-off, and the file arrives once it is created.
+        @Test func aMissingBucketIsWaitedFor() async throws {
+            let directory = try TemporaryDirectory()
+            defer { directory.cleanUp() }
+            let server = try await S3TestServer.start(in: directory)
+            defer { server.stop() }
+            let recordings = try makeRecordings(in: directory, movie: "a.mov", seconds: 1)
+            let program = try movrec(["upload", recordings, "s3://later-bucket/", "--upload-endpoint", server.endpoint, "--upload-key", "{name}"],
+                                     server)
+            defer { program.killIfRunning() }
+            #expect(await program.waitForError(containing: "NoSuchBucket"), "\(program.error)")
+            #expect(program.error.contains("s3://later-bucket/a.mov") && program.error.contains("again in"), "\(program.error)")
+            _ = try server.contents("later-bucket", creating: true)
+            #expect(await program.waitForExit(deadline: .seconds(120)), "the queue did not store the file once the bucket existed")
+            program.killIfRunning()
+            #expect(program.process.terminationStatus == 0, "\(program.error)")
+            #expect(try server.contents("later-bucket").objects["a.mov"] == (try sha256OfFiles(in: recordings))["a.mov"])
         }
 
         /// A loop of 3 segments over a 60 s recording while the server is unreachable for 20 s:

@@ -47,8 +47,9 @@ struct S3TestServer {
     }
 
     /// What the bucket holds, read back with boto3: each key's SHA-256, and unfinished uploads.
-    func contents(_ bucket: String = "recordings") throws -> (objects: [String: String], unfinished: [String]) {
-        let listed = try run("/usr/bin/env", ["python3", uploadScripts + "/objects.py", endpoint, bucket], environment: environment)
+    func contents(_ bucket: String = "recordings", creating: Bool = false) throws -> (objects: [String: String], unfinished: [String]) {
+        let listed = try run("/usr/bin/env", ["python3", uploadScripts + "/objects.py", endpoint, bucket] + (creating ? ["--create"] : []),
+                             environment: environment)
         try #require(listed.status == 0, "objects.py: \(listed.error)")
         let json = try #require(try JSONSerialization.jsonObject(with: listed.outputData) as? [String: Any])
         return (json["objects"] as? [String: String] ?? [:], json["unfinished"] as? [String] ?? [])
