@@ -20,6 +20,7 @@
     F(struct curl_slist *, curl_slist_append, (struct curl_slist *list, const char *text), (list, text)) \
     V(curl_slist_free_all, (struct curl_slist *list), (list)) \
     F(const char *, curl_easy_strerror, (CURLcode code), (code)) \
+    F(curl_version_info_data *, curl_version_info, (CURLversion age), (age)) \
     H(curl_easy_setopt) \
     H(curl_easy_getinfo)
 
@@ -32,9 +33,17 @@ typedef CURLcode (*GetInfo)(CURL *, CURLINFO, ...);
 static pthread_once_t initialized = PTHREAD_ONCE_INIT;
 static const char *initFailure;
 
+static char versionFailure[128];
+
 static void initialize(void) {
     initFailure = CCurl_openLibrary();
-    if (initFailure == NULL && curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+    if (initFailure != NULL) return;
+    curl_version_info_data *version = curl_version_info(CURLVERSION_NOW);
+    if (version == NULL || version->version_num < 0x075700) {
+        snprintf(versionFailure, sizeof versionFailure, "libcurl %s is older than 7.87, which signs uploads with SigV4 as S3 needs",
+                 version != NULL ? version->version : "(unknown)");
+        initFailure = versionFailure;
+    } else if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
         initFailure = "curl_global_init failed";
     }
 }
@@ -45,6 +54,8 @@ const char *CCurl_load(void) {
 }
 
 void CCurl_setFlag(int *flag, int value) { __atomic_store_n(flag, value, __ATOMIC_RELEASE); }
+
+int CCurl_getFlag(const int *flag) { return __atomic_load_n(flag, __ATOMIC_ACQUIRE); }
 
 // Collects up to `limit` bytes into a growing buffer; more is an error (a body S3 never sends).
 typedef struct { char *bytes; size_t length, capacity, limit; } Buffer;
@@ -106,7 +117,9 @@ static int progress(void *context, curl_off_t downTotal, curl_off_t down, curl_o
     return cancel != NULL && __atomic_load_n(cancel, __ATOMIC_ACQUIRE) != 0;
 }
 
-static void configure(CURL *handle, const CCurl_request *request, Source *source, struct curl_slist *headers) {
+// Sets the request's options; returns what libcurl refused of those that must hold (the
+// signature: without it the key would go as Basic authentication), else CURLE_OK.
+static CURLcode configure(CURL *handle, const CCurl_request *request, Source *source, struct curl_slist *headers) {
     SET(handle, CURLOPT_URL, request->url);
     SET(handle, CURLOPT_NOSIGNAL, 1L);
     SET(handle, CURLOPT_HTTPHEADER, headers);
@@ -117,7 +130,10 @@ static void configure(CURL *handle, const CCurl_request *request, Source *source
     SET(handle, CURLOPT_XFERINFOFUNCTION, progress);
     SET(handle, CURLOPT_XFERINFODATA, (void *)request->cancel);
     SET(handle, CURLOPT_PROTOCOLS_STR, "http,https");
-    if (request->awsSignature != NULL) SET(handle, CURLOPT_AWS_SIGV4, request->awsSignature);
+    if (request->awsSignature != NULL) {
+        CURLcode signing = SET(handle, CURLOPT_AWS_SIGV4, request->awsSignature);
+        if (signing != CURLE_OK) return signing;
+    }
     if (request->userPassword != NULL) SET(handle, CURLOPT_USERPWD, request->userPassword);
     if (request->certificateAuthorities != NULL) SET(handle, CURLOPT_CAINFO, request->certificateAuthorities);
     if (request->maximumSendRate > 0) SET(handle, CURLOPT_MAX_SEND_SPEED_LARGE, (curl_off_t)request->maximumSendRate);
@@ -138,6 +154,7 @@ static void configure(CURL *handle, const CCurl_request *request, Source *source
     } else if (strcmp(request->method, "GET") != 0) {
         SET(handle, CURLOPT_CUSTOMREQUEST, request->method);
     }
+    return CURLE_OK;
 }
 
 int CCurl_perform(const CCurl_request *request, CCurl_response *response) {
@@ -156,7 +173,13 @@ int CCurl_perform(const CCurl_request *request, CCurl_response *response) {
     for (int index = 0; index < request->headerCount; index++) headers = curl_slist_append(headers, request->headers[index]);
     Source source = {request, 0};
     Buffer body = {NULL, 0, 0, 1 << 20}, head = {NULL, 0, 0, 64 << 10};
-    configure(handle, request, &source, headers);
+    CURLcode refused = configure(handle, request, &source, headers);
+    if (refused != CURLE_OK) {
+        snprintf(response->error, sizeof response->error, "libcurl refused the SigV4 signature option: %s", curl_easy_strerror(refused));
+        curl_easy_cleanup(handle);
+        curl_slist_free_all(headers);
+        return response->code = refused;
+    }
     SET(handle, CURLOPT_WRITEFUNCTION, receive);
     SET(handle, CURLOPT_WRITEDATA, &body);
     SET(handle, CURLOPT_HEADERFUNCTION, receive);

@@ -65,9 +65,10 @@ enum RecordCommand {
             post-roll extends it. Each clip prints a line. Clips are never deleted by
             --keep-segments or --keep-bytes; --keep-events-bytes deletes the oldest clips beyond it.
             --upload puts every finished file (segments, clips, photos, the movie) into S3-compatible
-            storage while recording, event clips first, and finishes the queue before exiting (a
-            second Ctrl-C leaves the rest for `movrec upload`); retention keeps a file until it is
-            stored unless --min-free forces it; the other --upload-… options are `movrec upload`'s.
+            storage while recording, event clips first, resuming uploads a killed run began, and
+            finishes the queue before exiting (a second Ctrl-C leaves the rest for `movrec
+            upload`); retention keeps a file until it is stored unless the disk's floor (--min-free,
+            or a full disk) forces it; the other --upload-… options are `movrec upload`'s.
         """
 }
 
@@ -100,6 +101,10 @@ func record(_ arguments: Arguments) async throws -> Int32 {
                                            service: service)
     let uploads = try options.upload.resolved()?.start()
     movie.fileObserver = uploads
+    // Uploads a killed run began in these directories go on first.
+    for directory in Set([RecordCommand.directory(of: options.output)] + [options.events?.settings.directory].compactMap { $0 }) {
+        uploads?.resumeUnfinishedUploads(in: directory)
+    }
     let uploadPrinter = uploads.map { UploadReport.printEvents(of: $0) }
     try await RecordCommand.start(movie, in: service.session, options: options)
     let impacts = try EventTriggers.startImpactDetector(options, gravity: sources.gravity, movie: movie)
@@ -142,9 +147,13 @@ extension RecordCommand {
 
     /// Where `--photo-every` writes: `--photo-directory`, else the movie's directory.
     static func photoDirectory(_ options: RecordOptions) -> String {
-        if let directory = options.photoDirectory { return directory }
-        guard let slash = options.output.lastIndex(of: "/") else { return "." }
-        return String(options.output[..<slash])
+        options.photoDirectory ?? directory(of: options.output)
+    }
+
+    /// The directory of `path` ("." for a bare name).
+    static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
     /// Takes a photo every `--photo-every` seconds until cancelled; returns how many were written.

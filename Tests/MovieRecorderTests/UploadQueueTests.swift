@@ -96,11 +96,21 @@ extension LiveViewTestGroup {
             #expect(objects["notes.mov"] == nil, "a file that is not a finished movie was uploaded")
             // As if killed between storing the object and noting it: the record says "begun",
             // and the next run finds the object complete (HEAD) instead of sending it again.
-            let record = "v1\tbegun\t\(server.endpoint)/recordings\tseg-002.mov\t-"
+            let file = try #require(try RandomAccessFile(path: recordings + "/seg-002.mov", mode: .read).sizeAndModification)
+            let record = "v2\tbegun\t\(server.endpoint)/recordings\tseg-002.mov\t-\t\(file.size)\t\(file.modified)"
             #expect(ExtendedAttribute.set("user.movierecorder.upload", to: record, at: recordings + "/seg-002.mov"))
             let third = try run(movrecPath(), arguments, environment: server.environment)
             #expect(third.status == 0 && third.error.contains("seg-002.mov was stored already"), "\(third.error)")
             #expect(server.requests().filter { $0.method == "PUT" }.count == 5 && server.requests().last?.method == "HEAD", "sent again")
+            // A file replaced under its name (its inode and record kept, new bytes and time) is
+            // not taken for stored.
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: recordings + "/seg-001.mov"))
+            let handle = try #require(FileHandle(forWritingAtPath: recordings + "/seg-003.mov"))
+            try handle.truncate(atOffset: 0)
+            try handle.write(contentsOf: bytes)
+            try handle.close()
+            let fourth = try run(movrecPath(), arguments, environment: server.environment)
+            #expect(fourth.status == 0 && server.requests().filter { $0.method == "PUT" }.count == 6, "\(fourth.error)")
         }
 
         /// SIGKILL in the middle of a throttled multipart upload, then `movrec upload` again: the
@@ -323,7 +333,7 @@ extension LiveViewTestGroup {
             let arguments = ["upload", disk, "s3://recordings/", "--upload-endpoint", server.endpoint, "--quiet"]
             #expect(try run(movrecPath(), arguments, environment: server.environment).status == 0)
             let journal = try String(contentsOfFile: disk + "/.movierecorder-uploads", encoding: .utf8)
-            #expect(journal.contains("a.mov\tv1\tdone"), "journal: \(journal)")
+            #expect(journal.contains("a.mov\tv2\tdone"), "journal: \(journal)")
             #expect(try run(movrecPath(), arguments, environment: server.environment).status == 0)
             #expect(server.requests().filter { $0.method == "PUT" }.count == 1, "sent again: \(server.requests().map(\.path))")
         }

@@ -6,7 +6,9 @@
 #include <stdint.h>
 #include <stddef.h>
 
-// Opens libcurl.so.4 and initializes it if it is not yet. Returns NULL when it is, else what failed.
+// Opens libcurl.so.4 and initializes it if it is not yet. Returns NULL when it is, else what
+// failed, which includes a libcurl older than 7.87: before it, CURLOPT_AWS_SIGV4 is unknown (and
+// a key would go as Basic authentication) or ignores the payload hash given.
 const char *CCurl_load(void);
 
 // One request. Strings are NUL-terminated; NULL leaves an option unset.
@@ -48,5 +50,6 @@ void CCurl_freeResponse(CCurl_response *response);
 
 // Stores and reads a cancel flag atomically (the request reads it on another thread).
 void CCurl_setFlag(int *flag, int value);
+int CCurl_getFlag(const int *flag);
 
 #endif

@@ -7,7 +7,8 @@ import MoviePlatform
 /// multipart upload whose ID is stored before its first part; after a kill the parts the
 /// server lists with the right MD5 are kept, and an upload begun but never recorded (killed
 /// between the two) is adopted from the bucket's list. A record that says "begun" is checked
-/// against the object first: one that is already complete is not sent again.
+/// against the object first: one that is already complete is not sent again. A record is only
+/// believed for the file as it was (its size and modification time).
 struct FileUpload {
     let path: String
     let key: String
@@ -26,6 +27,9 @@ struct FileUpload {
         var alreadyStored = false
     }
 
+    /// S3 takes at most this many parts in one upload.
+    static let maximumPartCount: Int64 = 10_000
+
     func run() throws(UploadError) -> Outcome {
         let file: RandomAccessFile
         do { file = try RandomAccessFile(path: path, mode: .read) } catch {
@@ -35,41 +39,54 @@ struct FileUpload {
         guard let before = file.sizeAndModification else {
             throw UploadError(.fileError, "\(path): reading the file's size (fstat) failed")
         }
+        let record = store.record(for: path).flatMap {
+            $0.matches(destination: client.destination.identity, key: key, size: before.size, modified: before.modified) ? $0 : nil
+        }
+        if case .done(let etag) = record?.stage { return Outcome(etag: etag, bytes: Int64(before.size), alreadyStored: true) }
         let size = Int64(before.size)
-        let parts = plan(size)
+        let parts = Self.plan(size, settings: client.settings)
         let digests = try parts.map { part throws(UploadError) in try digest(file, part) }
-        let record = store.record(for: path).flatMap { $0.destination == client.destination.identity && $0.key == key ? $0 : nil }
-        if case .done(let etag) = record?.stage { return Outcome(etag: etag, bytes: size, alreadyStored: true) }
+        let note = { (stage: UploadRecord.Stage) throws(UploadError) in
+            try store.store(UploadRecord(destination: client.destination.identity, key: key, stage: stage,
+                                         size: before.size, modified: before.modified), for: path)
+        }
         let expected = Self.expectedETag(digests, multipart: size > client.settings.singleRequestLimit)
         if record != nil, let stored = try client.head(key), stored.size == size, stored.etag == expected {
-            try store.store(UploadRecord(destination: client.destination.identity, key: key, stage: .done(etag: stored.etag)), for: path)
+            try note(.done(etag: stored.etag))
             return Outcome(etag: stored.etag, bytes: size, alreadyStored: true)
         }
-        var outcome: Outcome
+        let outcome: Outcome
         if size <= client.settings.singleRequestLimit {
-            try store.store(UploadRecord(destination: client.destination.identity, key: key, stage: .begun(uploadID: nil)), for: path)
-            let etag: String
-            do {
-                etag = try file.descriptorForUpload(path) { fd throws(UploadError) in
-                    try client.put(key, descriptor: fd, offset: 0, length: size, digests: digests[0])
-                }
-            } catch where error.code == .fileChanged {
-                try? client.delete(key)  // a server that did not check Content-MD5 stored the mix
-                throw error
-            }
-            progress(size)
-            outcome = Outcome(etag: etag, bytes: size, sent: 1)
+            try note(.begun(uploadID: nil))
+            outcome = try single(file, size: size, digests: digests[0])
         } else {
-            outcome = try multipart(file, parts: parts, digests: digests, uploadID: record.flatMap { if case .begun(let id) = $0.stage { id } else { nil } })
+            outcome = try multipart(file, parts: parts, digests: digests, uploadID: record.flatMap { if case .begun(let id) = $0.stage { id } else { nil } },
+                                    note: note)
         }
         guard let after = file.sizeAndModification, after == before, RandomAccessFile.exists(path) else {
             throw UploadError(.fileChanged, "\(path): the file changed while it was uploaded to \(client.describe(key)); it will be sent again as it is now")
         }
-        try store.store(UploadRecord(destination: client.destination.identity, key: key, stage: .done(etag: outcome.etag)), for: path)
+        try note(.done(etag: outcome.etag))
         return outcome
     }
 
-    private func multipart(_ file: RandomAccessFile, parts: [Range<Int64>], digests: [Digests], uploadID known: String?) throws(UploadError) -> Outcome {
+    private func single(_ file: RandomAccessFile, size: Int64, digests: Digests) throws(UploadError) -> Outcome {
+        let etag: String
+        do {
+            etag = try file.descriptorForUpload(path) { fd throws(UploadError) in
+                try client.put(key, descriptor: fd, offset: 0, length: size, digests: digests)
+            }
+        } catch where error.code == .fileChanged && (200..<300).contains(error.status ?? 0) {
+            // Stored, but not the bytes digested (a server that checks no Content-MD5): remove the mix.
+            try? client.delete(key)
+            throw error
+        }
+        progress(size)
+        return Outcome(etag: etag, bytes: size, sent: 1)
+    }
+
+    private func multipart(_ file: RandomAccessFile, parts: [Range<Int64>], digests: [Digests], uploadID known: String?,
+                           note: (UploadRecord.Stage) throws(UploadError) -> Void) throws(UploadError) -> Outcome {
         var uploadID = known
         var stored: [Int: S3Client.StoredPart] = [:]
         if let id = uploadID {
@@ -80,7 +97,7 @@ struct FileUpload {
             }
         }
         if uploadID == nil {
-            uploadID = try adoptOrCreate(&stored)
+            uploadID = try adoptOrCreate(&stored, note: note)
         }
         let id = uploadID!
         do {
@@ -88,7 +105,7 @@ struct FileUpload {
         } catch where error.code == .fileChanged {
             // What the server holds is no longer the file: abandon it, and begin anew next time.
             try? client.abortMultipartUpload(key, uploadID: id)
-            try? store.store(UploadRecord(destination: client.destination.identity, key: key, stage: .begun(uploadID: nil)), for: path)
+            try? note(.begun(uploadID: nil))
             throw error
         }
     }
@@ -125,32 +142,33 @@ struct FileUpload {
 
     /// An unfinished upload of this key that the record never heard of (a kill between
     /// beginning it and storing its ID) is adopted, others abandoned; else a new one begins.
-    private func adoptOrCreate(_ stored: inout [Int: S3Client.StoredPart]) throws(UploadError) -> String {
+    private func adoptOrCreate(_ stored: inout [Int: S3Client.StoredPart],
+                               note: (UploadRecord.Stage) throws(UploadError) -> Void) throws(UploadError) -> String {
         let unfinished = try client.multipartUploads(of: key)
         for stale in unfinished.dropLast() { try client.abortMultipartUpload(key, uploadID: stale) }
         if let newest = unfinished.last, let listed = try client.listParts(key, uploadID: newest) {
             stored = Dictionary(listed.map { ($0.number, $0) }, uniquingKeysWith: { $1 })
-            try store.store(UploadRecord(destination: client.destination.identity, key: key, stage: .begun(uploadID: newest)), for: path)
+            try note(.begun(uploadID: newest))
             return newest
         }
         let id = try client.createMultipartUpload(key)
-        try store.store(UploadRecord(destination: client.destination.identity, key: key, stage: .begun(uploadID: id)), for: path)
+        try note(.begun(uploadID: id))
         return id
     }
 
-    /// The file's parts: one for a single PUT, else ``UploadSettings/partSize`` each.
-    private func plan(_ size: Int64) -> [Range<Int64>] {
-        guard size > client.settings.singleRequestLimit else { return [0..<size] }
-        let step = client.settings.partSize
+    /// The file's parts: one for a single PUT, else ``UploadSettings/partSize`` each, or larger
+    /// (whole MiB) where that would take more than S3's 10,000 parts.
+    static func plan(_ size: Int64, settings: UploadSettings) -> [Range<Int64>] {
+        guard size > settings.singleRequestLimit else { return [0..<size] }
+        let fewest = (size + maximumPartCount - 1) / maximumPartCount
+        let step = max(settings.partSize, ((fewest + (1 << 20) - 1) >> 20) << 20)
         return stride(from: Int64(0), to: size, by: Int(step)).map { $0..<min($0 + step, size) }
     }
 
     private func digest(_ file: RandomAccessFile, _ part: Range<Int64>) throws(UploadError) -> Digests {
-        do {
-            return try file.descriptorForUpload(path) { fd throws(UploadError) in
-                do { return try Digests(descriptor: fd, offset: part.lowerBound, length: Int64(part.count)) } catch {
-                    throw UploadError(.fileChanged, "\(path): reading bytes \(part.lowerBound)–\(part.upperBound) for their checksum: \(error)")
-                }
+        try file.descriptorForUpload(path) { fd throws(UploadError) in
+            do { return try Digests(descriptor: fd, offset: part.lowerBound, length: Int64(part.count)) } catch {
+                throw UploadError(.fileChanged, "\(path): reading bytes \(part.lowerBound)–\(part.upperBound) for their checksum: \(error)")
             }
         }
     }

@@ -157,11 +157,14 @@ struct S3Client: Sendable {
         }
     }
 
-    /// The ETag of a stored body, checked against the MD5 sent (when the server's ETag is one).
+    /// The ETag of a stored body, checked against the MD5 sent (when the server's ETag is one:
+    /// not with SSE-KMS or SSE-C, whose ETags are not the body's MD5).
     private func checkedETag(_ response: HTTPTransfer.Response, _ digests: Digests, key: String, step: String) throws(UploadError) -> String {
         let etag = response.headers["etag"] ?? ""
         let expected = "\"\(Digests.hex(digests.md5))\""
-        if !etag.isEmpty && etag.count == expected.count && etag.lowercased() != expected {
+        let encryption = response.headers["x-amz-server-side-encryption"] ?? ""
+        let isMD5 = !encryption.hasPrefix("aws:kms") && response.headers["x-amz-server-side-encryption-customer-algorithm"] == nil
+        if isMD5 && !etag.isEmpty && etag.count == expected.count && etag.lowercased() != expected {
             throw UploadError(.fileChanged, "\(describe(key)): \(step): the server received other bytes than the file's checksum says (ETag \(etag), MD5 \(expected)): the file changed while it was sent", status: response.status)
         }
         return etag.isEmpty ? expected : etag

@@ -34,8 +34,10 @@ public struct UploadDestination: Sendable, Hashable, CustomStringConvertible {
         }
         var prefix = String(rest.dropFirst(bucket.count).drop { $0 == "/" })
         if !prefix.isEmpty && !prefix.hasSuffix("/") { prefix += "/" }
-        guard !prefix.contains("//"), !prefix.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
-            throw UploadError(.invalidDestination, "upload destination \(url): the prefix has an empty part or a control character")
+        let parts = prefix.split(separator: "/", omittingEmptySubsequences: false).dropLast()
+        guard !parts.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }),
+              !prefix.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+            throw UploadError(.invalidDestination, "upload destination \(url): the prefix has an empty, '.' or '..' part, or a control character")
         }
         if let endpoint {
             guard let parsed = Endpoint(endpoint) else {
@@ -62,14 +64,21 @@ public struct UploadDestination: Sendable, Hashable, CustomStringConvertible {
     func url(forKey key: String, query: String = "") -> String {
         let path = key.split(separator: "/", omittingEmptySubsequences: false).map { Self.encoded(String($0)) }.joined(separator: "/")
         let tail = query.isEmpty ? "" : "?" + query
-        if let endpoint { return "\(endpoint)/\(bucket)/\(path)\(tail)" }
+        if let base = pathStyleBase { return "\(base)/\(bucket)/\(path)\(tail)" }
         return "https://\(bucket).s3.\(region).amazonaws.com/\(path)\(tail)"
     }
 
     /// The bucket's own URL, for requests on it (listing uploads).
     func bucketURL(query: String) -> String {
-        if let endpoint { return "\(endpoint)/\(bucket)?\(query)" }
+        if let base = pathStyleBase { return "\(base)/\(bucket)?\(query)" }
         return "https://\(bucket).s3.\(region).amazonaws.com/?\(query)"
+    }
+
+    /// Where the bucket is named in the path: the endpoint's; AWS's regional host for a bucket
+    /// whose dots would not match its wildcard certificate as a host name; nil for virtual-host style.
+    private var pathStyleBase: String? {
+        if let endpoint { return endpoint }
+        return bucket.contains(".") ? "https://s3.\(region).amazonaws.com" : nil
     }
 
     /// What ties stored state to this destination: a file uploaded here is not uploaded to another.
@@ -122,5 +131,10 @@ struct Endpoint {
         self.host = host.lowercased()
     }
 
-    var isLoopback: Bool { host == "localhost" || host == "::1" || host.hasPrefix("127.") }
+    /// `localhost`, `::1` or an IPv4 address 127.x.x.x (not a name that begins with "127.").
+    var isLoopback: Bool {
+        let octets = host.split(separator: ".", omittingEmptySubsequences: false)
+        let isLoopbackIPv4 = octets.count == 4 && octets.first == "127" && octets.allSatisfy { UInt8($0) != nil }
+        return host == "localhost" || host == "::1" || isLoopbackIPv4
+    }
 }

@@ -27,13 +27,18 @@ struct QueueState {
     var recent: [(time: UInt64, bytes: Int64)] = []
     var lastError: String?
     var finishWaiters: [CheckedContinuation<UploadQueue.Status, Never>] = []
+    /// Unfinished uploads, and journal lines, of files retention deleted: for a worker to clear.
+    var abandoned: [(key: String, uploadID: String)] = []
+    var forgotten: [String] = []
 
     /// Nothing is left to send now: every job stored or waiting, or the queue stopped.
     var isSettled: Bool { stopped || jobs.values.allSatisfy(\.isWaiting) }
 
-    /// The first job by rank, then age, that is neither being sent, waiting nor backing off.
+    /// The first job by rank, then age, that is neither being sent, waiting nor backing off,
+    /// and whose key no job being sent has (two files of one key would undo each other's upload).
     func readyJob(now: UInt64) -> String? {
-        jobs.values.filter { !$0.isActive && !$0.isWaiting && $0.notBefore <= now }
+        let busy = Set(jobs.values.filter(\.isActive).map(\.key))
+        return jobs.values.filter { !$0.isActive && !$0.isWaiting && $0.notBefore <= now && !busy.contains($0.key) }
             .min { ($0.rank, $0.order) < ($1.rank, $1.order) }?.path
     }
 

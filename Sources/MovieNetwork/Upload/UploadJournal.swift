@@ -16,8 +16,14 @@ final class UploadJournal: Sendable {
         // A new journal is put in place durably, its directory entry flushed with it.
         let file = RandomAccessFile.exists(path) ? try RandomAccessFile(path: path, mode: .update)
             : try DurableFilePublisher.publishForAppending([], at: path, permissions: 0o600)
-        let values = Self.parse(try file.read(at: 0, count: Int(file.size)))
-        state = LockedValue((file, file.size, values))
+        let bytes = try file.read(at: 0, count: Int(file.size))
+        var size = UInt64(bytes.count)
+        if let last = bytes.last, last != 10 {
+            // A line torn by a power cut: end it, so the next record starts a line of its own.
+            try [UInt8(10)].withUnsafeBytes { try file.write($0, at: size) }
+            size += 1
+        }
+        state = LockedValue((file, size, Self.parse(bytes)))
     }
 
     func value(for name: String) -> String? { state.withLock { $0.values[name] } }

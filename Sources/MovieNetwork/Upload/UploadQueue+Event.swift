@@ -16,7 +16,7 @@ extension UploadQueue {
         /// The file was deleted once stored (``UploadSettings/deletesAfterUpload``).
         case didDeleteAfterUpload(path: String)
         /// Retention deleted the file before it was uploaded: the disk was down to `freeBytes`,
-        /// within a segment of `MovieFileOutput.minFreeDiskSpaceLimit`.
+        /// within two segments of `MovieFileOutput.minFreeDiskSpaceLimit` (of full, without one).
         case didDeleteBeforeUpload(path: String, freeBytes: UInt64)
     }
 

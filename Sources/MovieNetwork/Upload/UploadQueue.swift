@@ -78,7 +78,9 @@ public final class UploadQueue: RecordingFileObserver, Sendable {
     /// Queues files together, so the order among them is the queue's (event clips first), not
     /// the order they were added in.
     private func add(_ files: [FinishedRecordingFile]) {
-        let keyed = files.compactMap { file in key(for: file).map { (file, $0) } }
+        let keyed = files.compactMap { file in
+            status(of: file.path).flatMap { key(for: file, modified: $0.modified) }.map { (file, $0) }
+        }
         let added = lock.withLock { () -> [(FinishedRecordingFile, String)] in
             guard !state.value.stopped else { return [] }
             let fresh = keyed.filter { state.value.jobs[$0.0.path] == nil }
@@ -98,22 +100,45 @@ public final class UploadQueue: RecordingFileObserver, Sendable {
     /// - Returns: how many files were queued.
     @discardableResult
     public func addFinishedRecordings(in directory: String) -> Int {
-        let files = FinishedRecordings.find(in: directory).filter { file in
-            guard let record = store.record(for: file.path), record.destination == destination.identity, case .done = record.stage else { return true }
-            return false
-        }
+        let files = FinishedRecordings.find(in: directory).filter { !isStored($0.path) }
         // Oldest first within each kind.
-        add(files.sorted { modified($0.path) < modified($1.path) })
+        add(files.sorted { (status(of: $0.path)?.modified ?? 0) < (status(of: $1.path)?.modified ?? 0) })
         return files.count
     }
 
-    private func key(for file: FinishedRecordingFile) -> String? {
-        guard DirectoryEntries.regularFileSize(file.path) != nil else { return nil }
-        return ObjectKey.make(for: file.path, kind: file.kind, modified: modified(file.path) / 1_000_000_000, destination: destination, settings: settings)
+    /// Queues the finished recordings in `directory` and the directories in it whose upload to
+    /// this destination was begun and not finished (by a queue that was killed): what a
+    /// recorder restarted after a power cut resumes. Files never begun are left to
+    /// ``addFinishedRecordings(in:)``.
+    /// - Returns: how many files were queued.
+    @discardableResult
+    public func resumeUnfinishedUploads(in directory: String) -> Int {
+        let files = FinishedRecordings.find(in: directory).filter { file in
+            guard let record = store.record(for: file.path), !record.isDone else { return false }
+            return record.destination == destination.identity
+        }
+        add(files)
+        return files.count
     }
 
-    private func modified(_ path: String) -> Int64 {
-        (try? RandomAccessFile(path: path, mode: .read))?.sizeAndModification?.modified ?? 0
+    /// A Boolean value that indicates whether the file, as it is now, is stored here.
+    private func isStored(_ path: String) -> Bool {
+        guard let record = store.record(for: path), record.isDone, let now = status(of: path) else { return false }
+        return record.destination == destination.identity && record.size == now.size && record.modified == now.modified
+    }
+
+    /// The file's object key; nil for a name no key or record can hold (a control character).
+    private func key(for file: FinishedRecordingFile, modified: Int64) -> String? {
+        let name = UploadStateStore.name(of: file.path)
+        guard ObjectKey.isUsable(name) else {
+            MovieNetworkLogging.warning("\(file.path) is not uploaded: its name holds a control character (a tab or a line break)")
+            return nil
+        }
+        return ObjectKey.make(name: name, kind: file.kind, modified: modified / 1_000_000_000, destination: destination, settings: settings)
+    }
+
+    private func status(of path: String) -> (size: UInt64, modified: Int64)? {
+        (try? RandomAccessFile(path: path, mode: .read))?.sizeAndModification
     }
 
     static func rank(_ kind: FinishedRecordingFile.Kind) -> Int {
@@ -152,9 +177,9 @@ public final class UploadQueue: RecordingFileObserver, Sendable {
             return state.value.finishWaiters
         }
         cancel.cancel()
-        for worker in workers.withLock({ $0 }) { worker.join() }
-        let now = status
-        for waiter in waiters { waiter.resume(returning: now) }
+        // Only the first call joins: a thread is joined once.
+        for worker in workers.withLock({ workers in defer { workers = [] }; return workers }) { worker.join() }
+        resume(waiters)
     }
 
     // MARK: RecordingFileObserver
@@ -170,17 +195,41 @@ public final class UploadQueue: RecordingFileObserver, Sendable {
         lock.withLock { state.value.jobs[path] == nil }
     }
 
-    /// Drops the deleted file from the queue and says so (``Event/didDeleteBeforeUpload(path:freeBytes:)``).
-    public func retentionDidDeleteHeldFile(_ path: String, freeBytes: UInt64) {
-        lock.withLock { _ = state.value.jobs.removeValue(forKey: path) }
-        store.forget(path)
+    /// Lets the file go: drops it from the queue, leaves its unfinished upload for a worker to
+    /// abandon, and says so (``Event/didDeleteBeforeUpload(path:freeBytes:)``).
+    public func retentionWillDeleteHeldFile(_ path: String, freeBytes: UInt64) {
+        let record = store.record(for: path)
+        let (removed, waiters) = lock.withLock { () -> (Bool, [CheckedContinuation<Status, Never>]) in
+            guard state.value.jobs.removeValue(forKey: path) != nil else { return (false, []) }
+            if case .begun(let id?) = record?.stage, let key = record?.key, record?.destination == destination.identity {
+                state.value.abandoned.append((key, id))
+            }
+            state.value.forgotten.append(path)
+            lock.broadcast()
+            guard state.value.isSettled else { return (true, []) }
+            defer { state.value.finishWaiters = [] }
+            return (true, state.value.finishWaiters)
+        }
+        guard removed else { return }
         eventContinuation.yield(.didDeleteBeforeUpload(path: path, freeBytes: freeBytes))
+        resume(waiters)
+    }
+
+    private func resume(_ waiters: [CheckedContinuation<Status, Never>]) {
+        guard !waiters.isEmpty else { return }
+        let now = status
+        for waiter in waiters { waiter.resume(returning: now) }
     }
 
     // MARK: Workers
 
     private func work() {
-        while let job = nextJob() {
+        while let work = nextWork() {
+            guard case .upload(let job) = work else {
+                if case .abandon(let key, let id) = work { try? client.abortMultipartUpload(key, uploadID: id) }
+                if case .forget(let path) = work { store.forget(path) }
+                continue
+            }
             let started = SystemClock.monotonicNanoseconds()
             let upload = FileUpload(path: job.path, key: job.key, client: client, store: store) { [self] bytes in
                 lock.withLock { state.value.recordProgress(bytes, at: SystemClock.monotonicNanoseconds()) }
@@ -190,14 +239,25 @@ public final class UploadQueue: RecordingFileObserver, Sendable {
         }
     }
 
-    /// The next file to send, waiting for one (or for a back-off to end); nil once stopped.
-    private func nextJob() -> UploadJob? {
+    /// What a worker does next.
+    private enum Work {
+        case upload(UploadJob)
+        /// An unfinished upload of a file retention deleted.
+        case abandon(key: String, uploadID: String)
+        /// The journal line of a file retention deleted.
+        case forget(path: String)
+    }
+
+    /// The next thing to do, waiting for it (or for a back-off to end); nil once stopped.
+    private func nextWork() -> Work? {
         lock.withLock {
             while !state.value.stopped {
+                if let (key, id) = state.value.abandoned.popLast() { return .abandon(key: key, uploadID: id) }
+                if let path = state.value.forgotten.popLast() { return .forget(path: path) }
                 let now = SystemClock.monotonicNanoseconds()
                 if let path = state.value.readyJob(now: now) {
                     state.value.jobs[path]?.isActive = true
-                    return state.value.jobs[path]
+                    return state.value.jobs[path].map { .upload($0) }
                 }
                 if let deadline = state.value.nextDeadline() { _ = lock.wait(until: deadline) } else { lock.wait() }
             }
@@ -244,9 +304,6 @@ public final class UploadQueue: RecordingFileObserver, Sendable {
             }
         }
         for event in events { eventContinuation.yield(event) }
-        if !waiters.isEmpty {
-            let now = status
-            for waiter in waiters { waiter.resume(returning: now) }
-        }
+        resume(waiters)
     }
 }

@@ -1,10 +1,14 @@
 import MoviePlatform
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Where the queue keeps each file's ``UploadRecord`` so that it survives a kill, a power cut
 /// or a reboot: an extended attribute on the file itself (`user.movierecorder.upload`), made
 /// durable with the file's fsync, as openpilot marks its uploads; where the file system keeps
-/// none (FAT and exFAT cards, older tmpfs), a hidden journal beside the files
+/// none (FAT and exFAT cards, ramfs, tmpfs before Linux 6.6), a hidden journal beside the files
 /// (``UploadJournal``, `.movierecorder-uploads`), never a visible file among the recordings.
+/// One queue writes a directory's journal at a time.
 final class UploadStateStore: Sendable {
     static let attribute = "user.movierecorder.upload"
     private let journals = LockedValue<[String: UploadJournal]>([:])
@@ -16,21 +20,28 @@ final class UploadStateStore: Sendable {
         return journal.value(for: Self.name(of: path)).flatMap { UploadRecord(encoded: $0) }
     }
 
-    /// Stores the file's record durably.
-    /// - Throws: ``UploadError`` (`.fileError`) when neither the attribute nor the journal can be written.
+    /// Stores the file's record durably: in its attribute, flushed with `fsync`; in the
+    /// journal only where the file system keeps no user attributes.
+    /// - Throws: ``UploadError``: `.fileChanged` when the file is gone, `.fileError` when the
+    ///   record cannot be written.
     func store(_ record: UploadRecord, for path: String) throws(UploadError) {
-        if ExtendedAttribute.set(Self.attribute, to: record.encoded, at: path) {
+        switch ExtendedAttribute.store(Self.attribute, record.encoded, at: path) {
+        case nil:
             do {
-                try RandomAccessFile(path: path, mode: .read).synchronize()
-                return
+                try RandomAccessFile(path: path, mode: .read).synchronizeAll()
             } catch {
                 throw UploadError(.fileError, "\(path): making the upload's state durable (fsync): \(error)")
             }
-        }
-        do {
-            try journal(for: path).append(record.encoded, for: Self.name(of: path))
-        } catch {
-            throw UploadError(.fileError, "\(path): the file system keeps no extended attributes, and the upload journal beside it could not be written: \(error)")
+        case let error? where error.rawValue == ENOTSUP || error.rawValue == EOPNOTSUPP:
+            do {
+                try journal(for: path).append(record.encoded, for: Self.name(of: path))
+            } catch {
+                throw UploadError(.fileError, "\(path): the file system keeps no extended attributes, and the upload journal beside it could not be written: \(error)")
+            }
+        case let error? where error.rawValue == ENOENT:
+            throw UploadError(.fileChanged, "\(path): the file was removed while it was uploaded")
+        case let error?:
+            throw UploadError(.fileError, "\(path): storing the upload's state in the attribute \(Self.attribute): \(error)")
         }
     }
 
@@ -46,12 +57,13 @@ final class UploadStateStore: Sendable {
         return try? journal(for: path)
     }
 
+    /// The directory's journal, opened (or created) once: under the lock, so two workers never
+    /// create two.
     private func journal(for path: String) throws -> UploadJournal {
         let directory = Self.directory(of: path)
-        if let open = journals.withLock({ $0[directory] }) { return open }
-        let journal = try UploadJournal(directory: directory)
-        return journals.withLock { journals in
-            if let raced = journals[directory] { return raced }
+        return try journals.withLock { journals in
+            if let open = journals[directory] { return open }
+            let journal = try UploadJournal(directory: directory)
             journals[directory] = journal
             return journal
         }

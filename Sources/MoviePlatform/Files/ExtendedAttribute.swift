@@ -1,4 +1,7 @@
 import CLinux
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A file's extended attributes (`user.` names), which mark a file for tools that look, such as
 /// a locked event clip for a deleter.
@@ -9,6 +12,14 @@ package enum ExtendedAttribute {
     package static func set(_ name: String, to value: String, at path: String) -> Bool {
         let bytes = Array(value.utf8)
         return bytes.withUnsafeBytes { CLinux_setxattr(path, name, $0.baseAddress, $0.count) } == 0
+    }
+
+    /// Sets attribute `name` of the file at `path` to `value`.
+    /// - Returns: nil, or the error: `ENOTSUP` where the file system keeps no user attributes.
+    package static func store(_ name: String, _ value: String, at path: String) -> Errno? {
+        let bytes = Array(value.utf8)
+        let result = bytes.withUnsafeBytes { CLinux_setxattr(path, name, $0.baseAddress, $0.count) }
+        return result == 0 ? nil : Errno(errno)
     }
 
     /// The value of attribute `name` of the file at `path`; nil when it has none.

@@ -312,6 +312,16 @@ package final class RandomAccessFile: MovieByteSink, MovieByteSource, MovieScrat
         }
     }
 
+    /// Flushes the file's data and all its metadata, extended attributes included (`fsync`;
+    /// ``synchronize()`` is `fdatasync`, which may leave an attribute in the journal).
+    package func synchronizeAll() throws {
+        try using("syncing") { fd in
+            if case .failure(let error) = SystemCall.retrying({ fsync(fd) }) {
+                throw FileError(path: path, step: "flushing to disk (fsync)", errno: error.rawValue)
+            }
+        }
+    }
+
     package func truncate(to size: UInt64) throws {
         try using("truncating") { fd in
             guard ftruncate(fd, off_t(size)) == 0 else { throw FileError(path: path, step: "cutting the file to \(size) bytes", errno: errno) }

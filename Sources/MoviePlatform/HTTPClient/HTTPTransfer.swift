@@ -109,10 +109,10 @@ package struct HTTPTransfer: Sendable {
             }
         }
         defer { CCurl_freeResponse(&raw) }
-        return Self.response(from: &raw)
+        return Self.response(from: &raw, cancelled: cancel.isCancelled)
     }
 
-    private static func response(from raw: inout CCurl_response) -> Response {
+    private static func response(from raw: inout CCurl_response, cancelled: Bool) -> Response {
         let body = raw.body.map { String(cString: $0) } ?? ""
         let headerText = raw.headers.map { String(cString: $0) } ?? ""
         var headers: [String: String] = [:]
@@ -121,7 +121,8 @@ package struct HTTPTransfer: Sendable {
             headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingSpaces
         }
         let failure = raw.code == 0 ? nil : withUnsafeBytes(of: &raw.error) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-        return Response(status: raw.status, failure: failure, wasCancelled: raw.code == 42 /* CURLE_ABORTED_BY_CALLBACK */,
+        // CURLE_ABORTED_BY_CALLBACK is also a body that could not be read: only the flag says which.
+        return Response(status: raw.status, failure: failure, wasCancelled: raw.code == 42 && cancelled,
                         body: body, headers: headers, bytesSent: raw.bytesSent)
     }
 }
@@ -134,6 +135,9 @@ package final class CancelFlag: Sendable {
     deinit { storage.value.deallocate() }
 
     package func cancel() { CCurl_setFlag(storage.value, 1) }
+
+    /// A Boolean value that indicates whether ``cancel()`` was called.
+    package var isCancelled: Bool { CCurl_getFlag(storage.value) != 0 }
 
     fileprivate func withPointer<T>(_ body: (UnsafeMutablePointer<Int32>) -> T) -> T { body(storage.value) }
 }

@@ -475,9 +475,6 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
             return (s.waiters, s.locationSource)
         }
         location?.stop()
-        if let observer = state.withLock({ $0.fileObserver }), RandomAccessFile.exists(result.path) {
-            observer.recordingDidFinishFile(FinishedRecordingFile(path: result.path, kind: .movie, isPlayable: result.isPlayable))
-        }
         eventContinuation.yield(.didFinishRecording(result))
         for waiter in waiters { waiter.resume(returning: result) }
     }

@@ -8,10 +8,12 @@ public protocol RecordingFileObserver: AnyObject, Sendable {
     func recordingDidFinishFile(_ file: FinishedRecordingFile)
     /// Whether retention (``MovieFileOutput/maximumSegmentCount``,
     /// ``MovieFileOutput/maximumTotalSize``, ``EventClipSettings/maximumTotalSize``) may
-    /// delete the file at `path` now. A held file stays until the disk's floor
-    /// (``MovieFileOutput/minFreeDiskSpaceLimit``) forces it.
+    /// delete the file at `path` now. A held segment stays until the disk's floor forces it:
+    /// free space within two of the largest segments of
+    /// ``MovieFileOutput/minFreeDiskSpaceLimit`` (of a full disk, without a limit). A held
+    /// event clip stays.
     func retentionMayDelete(_ path: String) -> Bool
-    /// Retention deleted a held file because the disk's free space (`freeBytes`) was about to
-    /// fall below its floor.
-    func retentionDidDeleteHeldFile(_ path: String, freeBytes: UInt64)
+    /// Retention is about to delete a held file because the disk's free space (`freeBytes`)
+    /// is about to fall below its floor: the observer lets it go.
+    func retentionWillDeleteHeldFile(_ path: String, freeBytes: UInt64)
 }

@@ -209,8 +209,8 @@ extension RecordingPipeline {
         while tooMany(), let (deletable, forcedAt) = deletableSegment(segments) {
             let oldest = segments.finished.remove(at: deletable)
             do {
+                if let forcedAt { fileObserver?.retentionWillDeleteHeldFile(oldest.path, freeBytes: forcedAt) }
                 try RandomAccessFile.remove(oldest.path)
-                if let forcedAt { fileObserver?.retentionDidDeleteHeldFile(oldest.path, freeBytes: forcedAt) }
                 onEvent(.didDeleteSegment(path: oldest.path))
             } catch let error as FileError where error.code == .notFound {
                 continue  // deleted by someone else (an upload queue that deletes what it stored)
@@ -222,17 +222,16 @@ extension RecordingPipeline {
 
     /// The oldest finished segment retention may delete: not part of an event clip being
     /// written, and not held by the ``fileObserver``, unless the disk's free space is within
-    /// the largest segment of ``MovieFileOutput/minFreeDiskSpaceLimit`` (then the free space
-    /// comes with it, for the observer's event).
+    /// two of the largest segments of ``MovieFileOutput/minFreeDiskSpaceLimit`` (of a full disk
+    /// without one); then the free space comes with it, for the observer's event.
     private func deletableSegment(_ segments: OpenSegments) -> (Int, forcedAt: UInt64?)? {
         let candidates = segments.finished.indices.filter { !isNeededByEventClip(segments.finished[$0].span, segments) }
         if let free = candidates.first(where: { fileObserver?.retentionMayDelete(segments.finished[$0].path) ?? true }) {
             return (free, nil)
         }
-        guard let oldest = candidates.first, let floor = settings.minFreeDiskSpace,
-              let available = FileSystemSpace.available(at: segments.finished[oldest].path) else { return nil }
+        guard let oldest = candidates.first, let available = FileSystemSpace.available(at: segments.finished[oldest].path) else { return nil }
         let largest = segments.finished.map(\.size).max() ?? 0
-        return available < floor + largest ? (oldest, available) : nil
+        return available < (settings.minFreeDiskSpace ?? 0) + 2 * largest ? (oldest, available) : nil
     }
 
     /// Records the media written and the current file's size for ``progress``, then checks the
@@ -323,8 +322,13 @@ extension RecordingPipeline {
                 }
             }
             segments.finished.append((segment.path, info?.tree.fileSize ?? size, segment.span))
+            let last = result(of: segment, info: info, size: size, isLast: true)
+            // The observer holds the last file before retention looks at it.
+            if RandomAccessFile.exists(last.path) {
+                fileObserver?.recordingDidFinishFile(FinishedRecordingFile(path: last.path, kind: .movie, isPlayable: last.isPlayable))
+            }
             enforceRetention(&segments)
-            onFinish(result(of: segment, info: info, size: size, isLast: true))
+            onFinish(last)
         }
     }
 
