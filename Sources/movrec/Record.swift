@@ -126,6 +126,7 @@ func record(_ arguments: Arguments) async throws -> Int32 {
     await service.stopObservingRotation()
     withExtendedLifetime(observer) {}
     if let uploads {
+        loop.cancel()  // a signal from here on is the queue's
         _ = await UploadReport.finish(uploads, quiet: options.quiet)
         uploadPrinter?.cancel()
     }

@@ -60,7 +60,7 @@ struct RecordingLoop {
                 waker.yield()
             }
         }
-        signals = Self.watchSignals { waker.yield() }
+        signals = watchSignalPipe { waker.yield() }
     }
 
     /// Waits for the recording to end, stopping it at a signal.
@@ -113,20 +113,6 @@ struct RecordingLoop {
         watcher.cancel()
         ticker?.cancel()
         signals?.cancel()
-    }
-
-    /// Calls `wake` whenever the signal handler writes to ``signalPipe``.
-    private static func watchSignals(_ wake: @escaping @Sendable () -> Void) -> DispatchSourceRead? {
-        let descriptor = signalPipe.read
-        guard descriptor >= 0 else { return nil }
-        let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: .global())
-        source.setEventHandler {
-            var bytes = [UInt8](repeating: 0, count: 16)
-            _ = read(descriptor, &bytes, bytes.count)
-            wake()
-        }
-        source.resume()
-        return source
     }
 
     /// Rewrites the status line: media recorded, time elapsed, frames dropped, file size, the

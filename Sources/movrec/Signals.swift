@@ -6,6 +6,7 @@ import Glibc
 #endif
 import MovieRecorder
 import Synchronization
+import Dispatch
 
 /// The first SIGINT or SIGTERM received, 0 before: stored by the signal handler (a lock-free
 /// atomic store is async-signal-safe) and read by the recording loop when the pipe wakes it.
@@ -63,4 +64,19 @@ func installSignalHandlers(cleanStop: Bool) {
     sigemptyset(&answered)
     for signal in [SIGINT, SIGTERM, SIGUSR1] { sigaddset(&answered, signal) }
     sigprocmask(SIG_UNBLOCK, &answered, nil)
+}
+
+/// Calls `wake` on a dispatch thread whenever the signal handler writes to ``signalPipe``; nil
+/// when there is no pipe. Cancel the source to stop.
+func watchSignalPipe(_ wake: @escaping @Sendable () -> Void) -> DispatchSourceRead? {
+    let descriptor = signalPipe.read
+    guard descriptor >= 0 else { return nil }
+    let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: .global())
+    source.setEventHandler {
+        var bytes = [UInt8](repeating: 0, count: 16)
+        _ = read(descriptor, &bytes, bytes.count)
+        wake()
+    }
+    source.resume()
+    return source
 }

@@ -130,20 +130,18 @@ enum UploadReport {
     /// a SIGINT or SIGTERM stops it, leaving the rest for the next run.
     static func finish(_ queue: UploadQueue, quiet: Bool) async -> UploadQueue.Status {
         let signalled = receivedSignal.load(ordering: .relaxed)
-        let ticker = Task {
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .seconds(1))
-                if Task.isCancelled { return }
-                if !quiet { standardError(statusLine(queue.status)) }
-                if receivedSignal.load(ordering: .relaxed) != signalled {
-                    standardError("movrec: upload: stopped; the rest is uploaded next time (movrec upload)")
-                    queue.stop()
-                    return
-                }
-            }
+        let signals = watchSignalPipe {
+            guard receivedSignal.load(ordering: .relaxed) != signalled else { return }  // SIGUSR1
+            standardError("movrec: upload: stopped; the rest is uploaded next time (movrec upload)")
+            queue.stop()
+        }
+        // The status line's pace.
+        let ticker = quiet ? nil : Task {
+            while (try? await Task.sleep(for: .seconds(1))) != nil { standardError(statusLine(queue.status)) }
         }
         let status = await queue.finish()
-        ticker.cancel()
+        ticker?.cancel()
+        signals?.cancel()
         queue.stop()
         if !quiet { standardError(statusLine(status)) }
         return status

@@ -17,12 +17,13 @@ connection to raw pass-through. At most 64 connections are served at once.
 import argparse
 import json
 import os
-import signal
 import socket
 import struct
 import sys
 import threading
 import time
+
+import lifetime
 
 ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 ap.add_argument("--target", required=True, help="HOST:PORT of the S3 server")
@@ -290,14 +291,4 @@ listener.listen(128)
 threading.Thread(target=serve, args=(listener,), daemon=True).start()
 print(json.dumps({"port": listener.getsockname()[1]}), flush=True)
 
-stop = threading.Event()
-signal.signal(signal.SIGTERM, lambda *_: stop.set())
-signal.signal(signal.SIGINT, lambda *_: stop.set())
-if not args.ignore_stdin:
-    def watch_stdin():
-        while sys.stdin.buffer.read1(65536):
-            pass
-        stop.set()
-    threading.Thread(target=watch_stdin, daemon=True).start()
-while not stop.wait(0.5):
-    pass
+lifetime.wait_until_told_to_stop(watch_stdin=not args.ignore_stdin)

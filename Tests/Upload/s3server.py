@@ -22,10 +22,10 @@ import argparse
 import json
 import logging
 import os
-import signal
-import sys
 import threading
 from urllib.parse import parse_qs
+
+import lifetime
 
 ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 ap.add_argument("--auth", action="store_true", help="make moto verify credentials")
@@ -118,16 +118,5 @@ logging_on.set()
 print(json.dumps({"port": port, "endpoint": endpoint, "access_key": access_key,
                   "secret_key": secret_key, "region": REGION}), flush=True)
 
-stop = threading.Event()
-signal.signal(signal.SIGTERM, lambda *_: stop.set())
-signal.signal(signal.SIGINT, lambda *_: stop.set())
-if not args.ignore_stdin:
-    # stdin EOF (parent exited or closed the pipe) also stops us.
-    def watch_stdin():
-        while sys.stdin.buffer.read1(65536):
-            pass
-        stop.set()
-    threading.Thread(target=watch_stdin, daemon=True).start()
-while not stop.wait(0.5):
-    pass
+lifetime.wait_until_told_to_stop(watch_stdin=not args.ignore_stdin)
 server.shutdown()

@@ -6,14 +6,16 @@ import MovieRecorder
 /// movie whose movie atom is written (not one still being recorded, with fragments), an event
 /// clip, a photo. Hidden files are skipped.
 enum FinishedRecordings {
-    static func find(in directory: String) -> [FinishedRecordingFile] {
+    /// The finished recordings among the files `including` takes (all by default), asked
+    /// before a file is read.
+    static func find(in directory: String, including: (String) -> Bool = { _ in true }) -> [FinishedRecordingFile] {
         var found: [FinishedRecordingFile] = []
         for name in (DirectoryEntries.names(in: directory) ?? []).sorted() where !name.hasPrefix(".") {
             let path = directory == "/" ? "/\(name)" : "\(directory)/\(name)"
             if DirectoryEntries.isDirectory(path) {
-                found += (DirectoryEntries.names(in: path) ?? []).sorted().filter { !$0.hasPrefix(".") }
-                    .compactMap { file(at: "\(path)/\($0)") }
-            } else if let file = file(at: path) {
+                found += (DirectoryEntries.names(in: path) ?? []).sorted().filter { !$0.hasPrefix(".") }.map { "\(path)/\($0)" }
+                    .filter(including).compactMap(file(at:))
+            } else if including(path), let file = file(at: path) {
                 found.append(file)
             }
         }

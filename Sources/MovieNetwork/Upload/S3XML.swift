@@ -15,7 +15,7 @@ enum S3XML {
     static func blocks(_ tag: String, in xml: Substring) -> [Substring] {
         var found: [Substring] = []
         var rest = xml
-        while let open = rest.range(of: "<\(tag)>"), let close = rest[open.upperBound...].range(of: "</\(tag)>") {
+        while let open = rest.firstRange(of: "<\(tag)>"), let close = rest[open.upperBound...].firstRange(of: "</\(tag)>") {
             found.append(rest[open.upperBound..<close.lowerBound])
             rest = rest[close.upperBound...]
         }
@@ -47,24 +47,6 @@ enum S3XML {
 
     /// `text` with `&`, `<` and `>` escaped, for the XML the queue sends.
     static func escaped(_ text: String) -> String {
-        text.replacingAll("&", with: "&amp;").replacingAll("<", with: "&lt;").replacingAll(">", with: "&gt;").replacingAll("\"", with: "&quot;")
-    }
-}
-
-extension String {
-    func replacingAll(_ target: String, with replacement: String) -> String {
-        split(separator: target, omittingEmptySubsequences: false).joined(separator: replacement)
-    }
-}
-
-extension Substring {
-    func range(of target: String) -> Range<Index>? {
-        guard !target.isEmpty else { return nil }
-        var index = startIndex
-        while index < endIndex {
-            if self[index...].hasPrefix(target) { return index..<self.index(index, offsetBy: target.count) }
-            index = self.index(after: index)
-        }
-        return nil
+        text.replacing("&", with: "&amp;").replacing("<", with: "&lt;").replacing(">", with: "&gt;").replacing("\"", with: "&quot;")
     }
 }

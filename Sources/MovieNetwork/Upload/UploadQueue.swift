@@ -78,21 +78,24 @@ public final class UploadQueue: RecordingFileObserver, Sendable {
     /// Queues files together, so the order among them is the queue's (event clips first), not
     /// the order they were added in.
     private func add(_ files: [FinishedRecordingFile]) {
-        let keyed = files.compactMap { file in
-            status(of: file.path).flatMap { key(for: file, modified: $0.modified) }.map { (file, $0) }
-        }
-        let added = lock.withLock { () -> [(FinishedRecordingFile, String)] in
+        add(files.compactMap { file in status(of: file.path).map { (file, $0) } })
+    }
+
+    /// Queues files whose size and modification time were just read.
+    private func add(_ files: [(file: FinishedRecordingFile, status: (size: UInt64, modified: Int64))]) {
+        let keyed = files.compactMap { item in key(for: item.file, modified: item.status.modified).map { (item.file, $0, item.status.size) } }
+        let added = lock.withLock { () -> [(FinishedRecordingFile, String, UInt64)] in
             guard !state.value.stopped else { return [] }
             let fresh = keyed.filter { state.value.jobs[$0.0.path] == nil }
-            for (file, key) in fresh {
+            for (file, key, size) in fresh {
                 state.value.sequence += 1
-                state.value.jobs[file.path] = UploadJob(path: file.path, key: key, rank: Self.rank(file.kind),
-                                                         bytes: Int64(DirectoryEntries.regularFileSize(file.path) ?? 0), order: state.value.sequence)
+                state.value.jobs[file.path] = UploadJob(path: file.path, key: key, rank: Self.rank(file.kind), bytes: Int64(size),
+                                                         order: state.value.sequence)
             }
             lock.broadcast()
             return fresh
         }
-        for (file, key) in added { eventContinuation.yield(.didQueue(path: file.path, key: key)) }
+        for (file, key, _) in added { eventContinuation.yield(.didQueue(path: file.path, key: key)) }
     }
 
     /// Queues every finished recording in `directory` and the directories in it that is not
@@ -100,9 +103,11 @@ public final class UploadQueue: RecordingFileObserver, Sendable {
     /// - Returns: how many files were queued.
     @discardableResult
     public func addFinishedRecordings(in directory: String) -> Int {
-        let files = FinishedRecordings.find(in: directory).filter { !isStored($0.path) }
+        let files = FinishedRecordings.find(in: directory).compactMap { file in
+            status(of: file.path).flatMap { isStored(file.path, as: $0) ? nil : (file, $0) }
+        }
         // Oldest first within each kind.
-        add(files.sorted { (status(of: $0.path)?.modified ?? 0) < (status(of: $1.path)?.modified ?? 0) })
+        add(files.sorted { $0.1.modified < $1.1.modified })
         return files.count
     }
 
@@ -113,17 +118,18 @@ public final class UploadQueue: RecordingFileObserver, Sendable {
     /// - Returns: how many files were queued.
     @discardableResult
     public func resumeUnfinishedUploads(in directory: String) -> Int {
-        let files = FinishedRecordings.find(in: directory).filter { file in
-            guard let record = store.record(for: file.path), !record.isDone else { return false }
+        // The record first: only files with one are read as movies.
+        let files = FinishedRecordings.find(in: directory) { path in
+            guard let record = store.record(for: path), !record.isDone else { return false }
             return record.destination == destination.identity
         }
         add(files)
         return files.count
     }
 
-    /// A Boolean value that indicates whether the file, as it is now, is stored here.
-    private func isStored(_ path: String) -> Bool {
-        guard let record = store.record(for: path), record.isDone, let now = status(of: path) else { return false }
+    /// A Boolean value that indicates whether the file, as it is `now`, is stored here.
+    private func isStored(_ path: String, as now: (size: UInt64, modified: Int64)) -> Bool {
+        guard let record = store.record(for: path), record.isDone else { return false }
         return record.destination == destination.identity && record.size == now.size && record.modified == now.modified
     }
 

@@ -1,3 +1,5 @@
+import MoviePlatform
+
 /// The GStreamer pipeline a path serves, in gst-launch syntax: an `appsrc` per stream, fed the
 /// access units we encoded, and the payloader RFC 6184, 7798 or 3640 asks for.
 ///
@@ -29,19 +31,11 @@ enum RTSPLaunch {
     static func videoCaps(_ video: EncodedVideoFormat) -> String {
         let (media, format) = video.codec == .h264 ? ("video/x-h264", "avc") : ("video/x-h265", "hvc1")
         return "\(media),stream-format=\(format),alignment=au,width=\(video.width),height=\(video.height),"
-            + "codec_data=(buffer)\(hex(video.configuration))"
+            + "codec_data=(buffer)\(Digests.hex(video.configuration))"
     }
 
     static func audioCaps(_ audio: EncodedAudioFormat) -> String {
         "audio/mpeg,mpegversion=4,stream-format=raw,rate=\(audio.sampleRate),channels=\(audio.channelCount),"
-            + "codec_data=(buffer)\(hex(audio.audioSpecificConfig))"
-    }
-
-    private static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(bytes.count * 2)
-        for byte in bytes { text += [digits[Int(byte >> 4)], digits[Int(byte & 15)]] }
-        return String(decoding: text, as: UTF8.self)
+            + "codec_data=(buffer)\(Digests.hex(audio.audioSpecificConfig))"
     }
 }
