@@ -12,7 +12,7 @@ enum RecordCommand {
                [--size WxH] [--fps N[/D]] [--rotation A] [--mirror] [--duration S] [--overwrite]
                [--codec h264|hevc] [--preset P] [--tune T] [--profile P] [--crf N | --bitrate KBITS] [--keyint N]
                [--bframes N] [--threads N] [--x264-params k=v:k=v | --x265-params k=v:k=v] [--quiet]
-               [--audio-codec aac|lpcm] [--audio-bitrate KBITS] [--no-clock-correction] [--sync-marks] [--tone-drift PPM]
+               [--audio-codec aac|lpcm] [--audio-bitrate KBITS] [--no-clock-correction] [--degrade|--no-degrade] [--sync-marks] [--tone-drift PPM]
                [--segment-duration S] [--segment-size BYTES[K|M|G]] [--strftime] [--segment-on-rotation]
                [--keep-segments N] [--keep-bytes BYTES[K|M|G]]
                [--gravity iio[:NAME|:PATH] | manual] [--mounting front|back|external[:ROTATION]]
@@ -35,7 +35,11 @@ enum RecordCommand {
             audio resampled to follow the video, unless --no-clock-correction; --tone-drift PPM
             makes the tone such a device, its clock that far off. --sync-marks makes the test
             pattern flash white and the tone click at every whole second, to check audio-video
-            sync. The rotation goes into the track matrix. Ctrl-C or SIGTERM stops cleanly with
+            sync. With --degrade, when the encoder falls behind or the machine overheats, the live
+            view gives way first, then the recording keeps every second, then every third frame,
+            evenly, until it keeps up again (the status line shows the pressure, the result the
+            planned and unplanned drops); --no-degrade, the default, loses frames where it must. The rotation goes
+            into the track matrix. Ctrl-C or SIGTERM stops cleanly with
             a finalized movie; --duration stops after that many seconds of media. With --gravity
             the angle comes from the accelerometer and the camera's mounting (the driver's, or
             --mounting) instead of --rotation. A movie fragment is written every second (or
@@ -194,6 +198,7 @@ extension RecordCommand {
         let movie = MovieFileOutput(encoderSettings: encoder)
         movie.audioSettings = options.audioEncoding
         movie.audioClockCorrection = !options.noClockCorrection
+        movie.degradesUnderPressure = options.degrade
         movie.segmentDuration = options.segmentDuration
         movie.segmentFileSize = try RecordOptions.byteCount(options.segmentSize, "--segment-size")
         movie.maximumSegmentCount = options.keepSegments

@@ -24,6 +24,10 @@ struct RecordOptions {
     var audioEncoding: AudioEncoderSettings
     /// `--no-clock-correction`: a microphone's audio keeps its own clock (the drift is still measured).
     var noClockCorrection: Bool
+    /// `--degrade`: under pressure a live view gives way and the recording steps its frame
+    /// rate evenly instead of losing frames where it must; `--no-degrade` (the default for now)
+    /// does not.
+    var degrade: Bool
     /// `--tone-drift PPM`: the tone's samples counted on a clock that far off, like a microphone's.
     var toneDrift: Int64?
     /// `--sync-marks`: the test pattern flashes and the tone clicks at every whole second.
@@ -96,6 +100,10 @@ struct RecordOptions {
         let audioBitrateText = try args.option("--audio-bitrate")
         syncMarks = args.flag("--sync-marks")
         noClockCorrection = args.flag("--no-clock-correction")
+        let degradeOn = args.flag("--degrade")
+        let degradeOff = args.flag("--no-degrade")
+        guard !(degradeOn && degradeOff) else { throw Arguments.UsageError(description: "--degrade and --no-degrade: give one of them") }
+        degrade = degradeOn
         let toneDriftText = try args.option("--tone-drift")
         let segmentDurationText = try args.option("--segment-duration")
         segmentSize = try args.option("--segment-size")

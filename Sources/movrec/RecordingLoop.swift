@@ -19,6 +19,8 @@ struct RecordingLoop {
     let output: String
     private let wakes: AsyncStream<Void>
     private let watcher: Task<Void, Never>
+    /// Prints each step the session takes under pressure, and each it undoes.
+    private let stepWatcher: Task<Void, Never>
     private let ticker: Task<Void, Never>?
     private let signals: DispatchSourceRead?
     /// Whether the status line is shown: standard error is a terminal and `--quiet` was not given.
@@ -52,6 +54,9 @@ struct RecordingLoop {
                 default: break
                 }
             }
+        }
+        stepWatcher = Task { [steps = session.degradationSteps()] in
+            for await step in steps { standardError("movrec: under pressure: \(step)") }
         }
         isInteractive = isatty(2) == 1 && !quiet
         ticker = !isInteractive ? nil : Task {
@@ -111,6 +116,7 @@ struct RecordingLoop {
     /// Ends the tasks that wake the loop.
     func cancel() {
         watcher.cancel()
+        stepWatcher.cancel()
         ticker?.cancel()
         signals?.cancel()
     }
@@ -124,9 +130,16 @@ struct RecordingLoop {
         let mediaSeconds = Double(media.components.seconds) + Double(media.components.attoseconds) / 1e18
         let line = "  \(Self.format(mediaSeconds, 1)) s recorded, \(Self.format(elapsed, 1)) s elapsed, "
             + "\(movie.droppedFrameCount) dropped, \(Self.format(Double(movie.recordedFileSize) / 1_000_000, 1)) MB"
-            + Self.drift(movie.audioClockDrift) + Self.gps(movie.locationSource) + Self.upload(uploads?.status)
+            + Self.drift(movie.audioClockDrift) + Self.pressure(session.systemPressureState, divisor: movie.frameRateDivisor) + Self.gps(movie.locationSource) + Self.upload(uploads?.status)
             + Self.meter(session.audioChannelLevels) + "   "
         _ = "\r\(line)".withCString { write(2, $0, strlen($0)) }
+    }
+
+    /// The pressure and the frame-rate step in force, such as `, pressure serious
+    /// (recordingLag), 1/2 of the frames`; nothing while the level is nominal at full rate.
+    static func pressure(_ state: SystemPressureState, divisor: Int) -> String {
+        guard state.level > .nominal || divisor > 1 else { return "" }
+        return ", pressure \(state)" + (divisor > 1 ? ", 1/\(divisor) of the frames" : "")
     }
 
     /// The upload queue's backlog, such as `, upload 2 to go (9.4 MB) at 1.1 MB/s`.

@@ -122,6 +122,7 @@ public final class LiveStreamOutput: OutputService, PreviewTarget, MediaReceiver
             return s.pipeline
         }
         hub.setOutputStopped(false)
+        sources.pressure?.register(pipeline.shed)
         previous?.stop()
         pipeline.start()
         sources.wakeWaitingSources()

@@ -68,6 +68,9 @@ final class LiveStreamPipeline: Sendable {
         self.onFailure = onFailure
     }
 
+    /// How far the live view gives way to a recording under pressure.
+    let shed = LoadShedControl()
+
     /// Starts the live thread.
     func start() {
         let started = DedicatedThread(name: "movrec-live") { [self] in run() }
@@ -85,6 +88,7 @@ final class LiveStreamPipeline: Sendable {
     /// ``LiveStreamSettings/turnsPictures``) and offers it.
     func receive(_ frame: VideoFrame) {
         guard isReady.withLock({ $0 }), !settings.encodesOnDemand || tap.wants(.video) else { return }
+        guard shed.takesPicture() else { return }  // giving way to a recording under pressure
         var small = PictureScaler.scaled(frame, width: width, height: height)
         if settings.turnsPictures { small = PictureScaler.turned(small, to: orientation()) }
         let accepted = items.offer(.frame(small))

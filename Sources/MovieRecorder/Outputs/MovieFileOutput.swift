@@ -58,6 +58,7 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
         var encoderSettings = VideoEncoderSettings()
         var audioSettings = AudioEncoderSettings.aac
         var audioClockCorrection = true
+        var degradesUnderPressure = false
         var maxRecordedDuration: Duration?
         var metadata: [MetadataItem] = []
         var maxRecordedFileSize: UInt64?
@@ -284,6 +285,29 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
     public var recordedFileSize: UInt64 { state.withLock { $0.pipeline?.progress.bytes ?? 0 } }
     /// Frames dropped so far in this recording.
     public var droppedFrameCount: Int { state.withLock { $0.pipeline?.progress.dropped ?? 0 } }
+    /// Of ``droppedFrameCount``, the frames left out on purpose by a frame-rate step
+    /// (``degradesUnderPressure``).
+    public var plannedDroppedFrameCount: Int { state.withLock { $0.pipeline?.progress.plannedDropped ?? 0 } }
+    /// The recording keeps one frame in this many: 1 normally, 2 or 3 while a frame-rate step
+    /// is in force (``degradesUnderPressure``); 1 when not recording.
+    public var frameRateDivisor: Int { state.withLock { $0.pipeline?.progress.divisor ?? 1 } }
+
+    /// A Boolean value that indicates whether a recording gives way under pressure, as AVCam
+    /// does by hand; off by default. Read when a recording starts.
+    ///
+    /// When the recording falls behind (frames wait for the encoder or are lost) or a thermal
+    /// zone nears its trip point, the session's live views give way first (half their frame
+    /// rate, then no pictures), then the recording keeps every second frame, then every third,
+    /// evenly and with true timestamps, instead of losing frames at random. At a critical trip
+    /// point the movie is finished (``RecordingError/Code/systemPressureShutdown``). Each step
+    /// is undone once the encoder has room to spare again; ``CaptureSession/degradationSteps()``
+    /// lists them and ``RecordingResult/plannedDroppedFrameCount`` counts the frames left out.
+    /// A step is taken only for the recording's own lag or for heat, never because the CPU is
+    /// busy while the recording keeps up. See <doc:Recording#Under-pressure>.
+    public var degradesUnderPressure: Bool {
+        get { state.withLock { $0.degradesUnderPressure } }
+        set { state.withLock { $0.degradesUnderPressure = newValue } }
+    }
 
     /// Starts recording to a new movie at `path`; while recording, switches to it.
     ///
@@ -352,7 +376,8 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
                 minFreeDiskSpace: s.minFreeDiskSpaceLimit, fragmentInterval: s.fragmentInterval, durability: s.durability,
                 metadataCreationTime: QuickTimeTimestamp(unixSeconds: Int64(SystemClock.unixSeconds())),
                 metadata: s.metadata, segments: segmenting, recordsLocation: s.locationSource != nil,
-                timedMetadataKeys: s.timedMetadataKeys, eventClips: s.eventClipSettings))
+                timedMetadataKeys: s.timedMetadataKeys, eventClips: s.eventClipSettings,
+                degradesUnderPressure: s.degradesUnderPressure))
         }
         if let events = settings.eventClips { try Self.check(events) }
         guard let sources, sources.video != nil else {

@@ -30,6 +30,7 @@ extension RecordingPipeline {
         var tapping = EncodedPictureTimes(tap: tap, format: tracks.video, timescale: timescale)
         do {
             while let item = frames.pop() {
+                defer { frameEncoded() }
                 let start = state.withLock { $0.videoStart } ?? item.time
                 var presentation = Self.ticks(Int64(bitPattern: item.time &- start), rate: Int64(timescale))
                 if presentation <= lastPresentation { presentation = lastPresentation + 1 }

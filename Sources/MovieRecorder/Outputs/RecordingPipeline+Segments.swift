@@ -9,7 +9,7 @@ extension RecordingPipeline {
     func segmentStart(path: String, file: RandomAccessFile?, overwrite: Bool, orientation: VideoOrientation,
                       time: UInt64, in s: State) -> SegmentStart {
         SegmentStart(path: path, file: file, overwrite: overwrite, orientation: orientation, time: time,
-                     unixSeconds: Int64(SystemClock.unixSeconds()), dropped: s.dropped, corrupted: s.corrupted, overruns: s.overruns)
+                     unixSeconds: Int64(SystemClock.unixSeconds()), dropped: s.dropped, plannedDropped: s.plannedDropped, corrupted: s.corrupted, overruns: s.overruns)
     }
 
     /// Makes the pending switch, or an automatic one that is due, at the frame at `time` when no

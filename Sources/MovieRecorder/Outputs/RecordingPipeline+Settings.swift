@@ -30,6 +30,9 @@ extension RecordingPipeline {
         var timedMetadataKeys: [TimedMetadataKey] = []
         /// Where event clips go and how far back they reach; nil keeps none.
         var eventClips: EventClipSettings?
+        /// Whether the recording steps its frame rate (and asks a live view to give way) when
+        /// it falls behind or the machine overheats.
+        var degradesUnderPressure = false
     }
 
     /// How a segmented recording switches files by itself, and which of its files it keeps.
@@ -64,6 +67,7 @@ extension RecordingPipeline {
         var unixSeconds: Int64
         /// The counters when it started, for its result.
         var dropped: Int
+        var plannedDropped: Int
         var corrupted: Int
         var overruns: Int
     }

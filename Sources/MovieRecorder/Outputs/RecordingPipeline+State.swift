@@ -14,7 +14,13 @@ extension RecordingPipeline {
         var failed: RecordingError?
         var stopReason: RecordingError?
         var interruption: InterruptionReason?
+        /// Frames lost, and of those the ones the frame-rate steps left out on purpose.
         var dropped = 0
+        var plannedDropped = 0
+        /// The frame-rate steps under pressure.
+        var governor: FrameRateGovernor
+        /// The lowest divisor heat and power allowed at the last frame.
+        var pressureFloor = 1
         var corrupted = 0
         var overruns = 0
         /// Added to the timestamps of a non-live audio source to align it with the video.
@@ -55,6 +61,9 @@ extension RecordingPipeline {
         /// Event clips asked for, which the writing thread begins at its next item.
         var eventRequests: [EventRequest] = []
 
-        init(orientation: VideoOrientation) { self.orientation = orientation }
+        init(orientation: VideoOrientation, degrades: Bool) {
+            self.orientation = orientation
+            governor = FrameRateGovernor(isEnabled: degrades)
+        }
     }
 }

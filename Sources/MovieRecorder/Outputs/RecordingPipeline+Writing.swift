@@ -328,6 +328,7 @@ extension RecordingPipeline {
                 fileObserver?.recordingDidFinishFile(FinishedRecordingFile(path: last.path, kind: .movie, isPlayable: last.isPlayable))
             }
             enforceRetention(&segments)
+            leavePressure()
             onFinish(last)
         }
     }
@@ -339,6 +340,7 @@ extension RecordingPipeline {
             let start = segment.index < s.segments.count ? s.segments[segment.index] : nil
             let next = segment.index + 1 < s.segments.count ? s.segments[segment.index + 1] : nil
             let dropped = (next?.dropped ?? s.dropped) - (start?.dropped ?? 0)
+            let planned = (next?.plannedDropped ?? s.plannedDropped) - (start?.plannedDropped ?? 0)
             let corrupted = (next?.corrupted ?? s.corrupted) - (start?.corrupted ?? 0)
             let overruns = (next?.overruns ?? s.overruns) - (start?.overruns ?? 0)
             var result = RecordingResult(
@@ -355,6 +357,7 @@ extension RecordingPipeline {
                 error: isLast ? (s.failed ?? s.stopReason) : nil,
                 interruption: isLast ? s.interruption : nil)
             result.finalizationDuration = segment.finalizationDuration
+            result.plannedDroppedFrameCount = planned
             result.audioClockDrift = s.audioClockDrift
             result.isAudioClockCorrected = audioCorrected
             return result

@@ -69,6 +69,8 @@ final class RecordingPipeline: Sendable {
     let onEvent: @Sendable (MovieFileOutput.Event) -> Void
     /// What may hold finished files back from retention (an upload queue).
     let fileObserver: (any RecordingFileObserver)?
+    /// The session's pressure, told of the recording's lag and its frame-rate steps.
+    let pressure: PressureCoordinator?
     /// Whether the audio is resampled to follow the system clock: a device with a clock of its
     /// own, and the correction asked for.
     var audioCorrected: Bool { clockCorrector?.isCorrecting == true }
@@ -100,13 +102,14 @@ final class RecordingPipeline: Sendable {
         self.settings = settings
         self.video = video
         self.audio = sources.audio
+        self.pressure = sources.pressure
         self.onStart = onStart
         self.onFinish = onFinish
         self.onSegmentStart = onSegmentStart
         self.onSegmentFinish = onSegmentFinish
         self.onClockDrift = onClockDrift
         self.onEvent = onEvent
-        state = LockedValue(State(orientation: settings.orientation))
+        state = LockedValue(State(orientation: settings.orientation, degrades: settings.degradesUnderPressure))
         let rate = video.format.frameRate
         frameDurationNanoseconds = 1_000_000_000 * UInt64(rate.seconds) / UInt64(rate.frames)
         timescale = rate.timescale
@@ -188,7 +191,8 @@ final class RecordingPipeline: Sendable {
             state.withLock { if $0.videoStart != nil { $0.dropped += 1 } }
             return
         }
-        switch admit(frame) {
+        let floor = pressureFloor()
+        switch admit(frame, floor: floor) {
         case .ignore:
             return
         case .stop:
@@ -208,6 +212,8 @@ final class RecordingPipeline: Sendable {
                 }
             }
             if accepted { videoProgressed.wake() }
+            // Behind: the frame was lost, or it is the last the queue has room for.
+            if video.isLive, !accepted || frames.waiting >= frames.capacity - 1 { fellBehind(floor: floor) }
         }
     }
 
@@ -218,7 +224,7 @@ final class RecordingPipeline: Sendable {
 
     /// Decides, under the lock, whether `frame` is recorded and where it goes on the recording's
     /// timeline (its capture time with the pauses taken out); the first frame starts the timeline.
-    private func admit(_ frame: VideoFrame) -> FrameDecision {
+    private func admit(_ frame: VideoFrame, floor: Int) -> FrameDecision {
         state.withLock { s in
             guard !s.stopping, s.failed == nil, !s.paused else { return .ignore }
             if s.justResumed {
@@ -238,6 +244,12 @@ final class RecordingPipeline: Sendable {
                 return .stop
             }
             let first = s.videoStart == nil
+            // The frame-rate step in force leaves frames out evenly, never the first.
+            if !first, !s.governor.keepsNextFrame() {
+                s.dropped += 1
+                s.plannedDropped += 1
+                return .ignore
+            }
             if first {
                 s.pauseOffsets = [s.pauseOffset]
                 s.videoStart = time
@@ -378,8 +390,8 @@ final class RecordingPipeline: Sendable {
     }
 
     /// The recording's progress: media written and file size.
-    var progress: (duration: Duration, bytes: UInt64, dropped: Int) {
-        state.withLock { ($0.writtenDuration, $0.bytesWritten, $0.dropped) }
+    var progress: (duration: Duration, bytes: UInt64, dropped: Int, plannedDropped: Int, divisor: Int) {
+        state.withLock { ($0.writtenDuration, $0.bytesWritten, $0.dropped, $0.plannedDropped, $0.governor.divisor) }
     }
 
     /// Nanoseconds to ticks of `rate`, rounded to the nearest tick.

@@ -16,6 +16,11 @@ public struct RecordingResult: Sendable, CustomStringConvertible {
     /// Frames lost: by the driver (sequence gaps), for lack of buffers, or because the encoder
     /// could not keep up.
     public var droppedFrameCount: Int
+    /// Of ``droppedFrameCount``, the frames left out on purpose: evenly, by the frame-rate
+    /// steps of ``MovieFileOutput/degradesUnderPressure``.
+    public var plannedDroppedFrameCount = 0
+    /// Of ``droppedFrameCount``, the frames lost against the recording's will.
+    public var unplannedDroppedFrameCount: Int { droppedFrameCount - plannedDroppedFrameCount }
     /// Frames the driver flagged as corrupt and that were left out.
     public var corruptedFrameCount: Int
     /// Audio overruns recovered from; each loses some audio, replaced by silence to keep sync.
@@ -49,6 +54,7 @@ public struct RecordingResult: Sendable, CustomStringConvertible {
         let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
         var text = "\(path): \(frameCount) frames, \(String(Int((seconds * 1000).rounded()))) ms, \(fileSize) bytes, orientation \(orientation)"
         if droppedFrameCount > 0 { text += ", \(droppedFrameCount) dropped" }
+        if plannedDroppedFrameCount > 0 { text += " (\(plannedDroppedFrameCount) planned, \(unplannedDroppedFrameCount) unplanned)" }
         if corruptedFrameCount > 0 { text += ", \(corruptedFrameCount) corrupt" }
         if audioOverrunCount > 0 { text += ", \(audioOverrunCount) audio overruns" }
         if let audioClockDrift {

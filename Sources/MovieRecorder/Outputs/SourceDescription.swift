@@ -11,4 +11,6 @@ struct SourceDescription: Sendable {
     /// Wakes file sources waiting for an output to consume media: call it when the output
     /// starts to.
     var wakeWaitingSources: @Sendable () -> Void = {}
+    /// The session's pressure: where a recording reports its lag and a live view gives way.
+    var pressure: PressureCoordinator?
 }

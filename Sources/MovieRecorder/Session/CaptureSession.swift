@@ -130,12 +130,36 @@ public actor CaptureSession {
     /// The stream ends when its reader stops iterating.
     public nonisolated func audioLevelUpdates() -> AsyncStream<[AudioChannelLevel]> { router.audioLevels.updates() }
 
+    /// The pressure on the machine now, as `AVCaptureDevice.systemPressureState` gives it:
+    /// heat, power, CPU contention and the recordings' lag, read about once a second while the
+    /// session runs; ``SystemPressureState/nominal`` before it starts.
+    public nonisolated var systemPressureState: SystemPressureState { pressure.current }
+
+    /// The pressure as it changes, starting with the state now; the stream keeps the newest 8
+    /// when the reader is slower and ends when its reader stops iterating.
+    public nonisolated func systemPressureUpdates() -> AsyncStream<SystemPressureState> {
+        pressure.states.listen(startingWith: pressure.current)
+    }
+
+    /// The steps the session's outputs take under pressure and undo after it
+    /// (``MovieFileOutput/degradesUnderPressure``), as they happen; the stream keeps the newest
+    /// 64 and ends when its reader stops iterating.
+    public nonisolated func degradationSteps() -> AsyncStream<DegradationStep> { pressure.steps.listen() }
+
+    let pressure: PressureCoordinator
+
     /// Creates a session with no inputs or outputs.
     public init() {
+        self.init(pressure: PressureCoordinator())
+    }
+
+    /// Creates a session that reads its pressure through `pressure` (a fixture tree in tests).
+    init(pressure: PressureCoordinator) {
         let (events, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .bufferingNewest(32))
         self.events = events
         eventContinuation = continuation
         router = MediaRouter { reason in continuation.yield(.interrupted(reason)) }
+        self.pressure = pressure
     }
 
     deinit { eventContinuation.finish() }
@@ -296,6 +320,7 @@ public actor CaptureSession {
             }
         }
         isRunning = true
+        pressure.start()
         eventContinuation.yield(.started)
         if wasInterrupted {
             wasInterrupted = false
@@ -326,6 +351,8 @@ public actor CaptureSession {
         router.audioLevels.reset(format: nil)
         if router.takeInterrupted() { wasInterrupted = true }
         for output in receivers { await output.finishDisconnecting() }
+        let pressure = self.pressure
+        await runBlocking { pressure.stop() }
         eventContinuation.yield(.stopped)
     }
 
@@ -341,7 +368,7 @@ public actor CaptureSession {
         return SourceDescription(
             video: configuration.videoInput.map { ($0.format, $0.isLive, $0.name) },
             audio: configuration.audioInput.map { ($0.format, $0.isLive, $0.name, $0.hasOwnClock) },
-            wakeWaitingSources: { consumersChanged.wake() })
+            wakeWaitingSources: { consumersChanged.wake() }, pressure: pressure)
     }
 
     private func start(_ source: any VideoSource) async throws {

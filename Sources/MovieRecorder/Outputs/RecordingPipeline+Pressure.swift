@@ -1,0 +1,68 @@
+import MoviePlatform
+import MovieCapture
+
+// Under pressure: the recording reports its lag to the session, and with
+// `degradesUnderPressure` steps its frame rate evenly (a live view giving way first) and
+// finishes before a thermal shutdown.
+extension RecordingPipeline {
+    /// The lowest divisor heat and power allow now: 2 at a serious thermal level, 3 at
+    /// critical. Steps up to it when below it, and finishes the recording at shutdown.
+    func pressureFloor() -> Int {
+        guard settings.degradesUnderPressure, let pressure else { return 1 }
+        let level = pressure.thermalLevel
+        if level == .shutdown { finishBeforeShutdown(pressure) }
+        let floor = level >= .critical ? 3 : level >= .serious ? 2 : 1
+        let now = MonotonicClock.now()
+        let stepped: Int? = state.withLock { s in
+            s.pressureFloor = floor
+            return s.governor.divisor < floor ? s.governor.stepUp(at: now, floor: floor) : nil
+        }
+        if let stepped {
+            let reason = pressure.current.factors.intersection([.systemTemperature, .peakPower])
+            pressure.recording(ObjectIdentifier(self), changed: .recordingFrameRate(divisor: stepped), reason: reason)
+        }
+        return floor
+    }
+
+    /// A frame was lost or left the queue with no room: the session hears of the lag, and a
+    /// live view or the recording's frame rate gives way.
+    func fellBehind(floor: Int) {
+        let now = MonotonicClock.now()
+        pressure?.noteLag(at: now)
+        guard state.withLock({ $0.governor.lagged(at: now) }) == .relieve else { return }
+        if pressure?.shedExtra(reason: .recordingLag) == true { return }
+        guard let divisor = state.withLock({ $0.governor.stepUp(at: now, floor: floor) }) else { return }
+        pressure?.recording(ObjectIdentifier(self), changed: .recordingFrameRate(divisor: divisor), reason: .recordingLag)
+        MovieRecorderLogging.log(.notice, "recording", "behind: keeping one frame in \(divisor)")
+    }
+
+    /// The encoding thread encoded a frame: with room to spare, a step is given back.
+    func frameEncoded() {
+        let now = MonotonicClock.now()
+        let cpu = pressure?.cpuUsage
+        let action = state.withLock { $0.governor.evaluate(at: now, cpu: cpu, floor: $0.pressureFloor) }
+        switch action {
+        case .stepDown(let divisor)?:
+            pressure?.recording(ObjectIdentifier(self), changed: .recordingFrameRate(divisor: divisor), reason: [])
+        case .restoreExtra?:
+            _ = pressure?.restoreExtra()
+        case .relieve?, nil:
+            break
+        }
+    }
+
+    /// Finishes the movie while it can still be finished: a thermal zone passed its critical
+    /// trip point, where the kernel powers off.
+    private func finishBeforeShutdown(_ pressure: PressureCoordinator) {
+        let first = state.withLock { !$0.stopping }
+        guard first else { return }
+        beginStop(reason: RecordingError(.systemPressureShutdown, "MovieFileOutput: the system is about to shut down "
+            + "(\(pressure.current)); the movie was finished before it does"))
+        pressure.recording(ObjectIdentifier(self), changed: .recordingFinished, reason: pressure.current.factors)
+    }
+
+    /// The recording is over: its steps no longer count in the session's pressure.
+    func leavePressure() {
+        pressure?.recording(ObjectIdentifier(self), changed: nil, reason: [])
+    }
+}

@@ -1,0 +1,108 @@
+import MoviePlatform
+
+/// A recording's frame-rate steps under pressure: it keeps one frame in ``divisor`` (1, 2 or
+/// 3: 30, 15 and 10 frames a second from a 30 fps camera), evenly, by counting the frames
+/// that arrive.
+///
+/// It steps up when the recording falls behind (frames waiting for the encoder, or lost) at
+/// most every ``stepSpacing``, and down when the process's CPU use, scaled to the lower
+/// divisor, would leave a quarter of the cores the rest of the machine leaves it free, after
+/// ``hold`` without lag. A step down that is followed
+/// by a step up within ``flapWindow`` doubles the hold (up to ``longestHold``), so a step the
+/// encoder's own load caused does not flap.
+struct FrameRateGovernor {
+    /// What the recording does next, outside its lock.
+    enum Action: Equatable {
+        /// Take a step up: a live view gives way if one can, else the divisor grows.
+        case relieve
+        /// Keep one frame in `divisor` from now.
+        case stepDown(divisor: Int)
+        /// The recording keeps up with room to spare: a live view may have its step back.
+        case restoreExtra
+    }
+
+    static let deepest = 3
+    static let stepSpacing: UInt64 = 500_000_000
+    static let window: UInt64 = 1_000_000_000
+    static let shortestHold: UInt64 = 4_000_000_000
+    static let longestHold: UInt64 = 32_000_000_000
+    static let flapWindow: UInt64 = 10_000_000_000
+    /// The share of the encoder's time a lower divisor may be predicted to use.
+    static let headroom = 0.75
+    /// The share of the encoder's time below which a live view gets its step back.
+    static let extraHeadroom = 0.5
+
+    /// Whether it acts; when not, it only counts.
+    var isEnabled: Bool
+    private(set) var divisor = 1
+    private(set) var hold = shortestHold
+    private var counter = 0
+    private var lastStep: UInt64 = 0
+    private var lastStepDown: UInt64?
+    private var calmSince: UInt64?
+    private var windowStart: UInt64?
+    private var windowLagged = false
+
+    init(isEnabled: Bool) { self.isEnabled = isEnabled }
+
+    /// Whether the next frame is kept: every frame at divisor 1, then one in `divisor`.
+    mutating func keepsNextFrame() -> Bool {
+        defer { counter += 1 }
+        return counter % divisor == 0
+    }
+
+    /// The recording fell behind at `now`; `.relieve` when a step should be taken.
+    mutating func lagged(at now: UInt64) -> Action? {
+        windowLagged = true
+        calmSince = nil
+        guard isEnabled, now &- lastStep >= Self.stepSpacing else { return nil }
+        lastStep = now
+        if let down = lastStepDown, now &- down < Self.flapWindow { hold = min(hold * 2, Self.longestHold) }
+        return .relieve
+    }
+
+    /// Keeps one frame in one more than now (or in `floor`); nil at the deepest step.
+    mutating func stepUp(at now: UInt64, floor: Int = 1) -> Int? {
+        let next = min(max(divisor + 1, floor), Self.deepest)
+        guard next > divisor else { return nil }
+        setDivisor(next, at: now)
+        return next
+    }
+
+    /// Called for each frame encoded, at `now`. Once a window has passed without lag, says
+    /// whether a lower divisor (not below `floor`) or a live view's step back fits: the
+    /// process's CPU use scaled to the lower divisor must stay within ``headroom`` of the cores
+    /// the rest of the machine leaves it (`cpu`, the session's latest reading).
+    mutating func evaluate(at now: UInt64, cpu: CPUUsage?, floor: Int) -> Action? {
+        let start = windowStart ?? now
+        windowStart = start
+        guard now &- start >= Self.window else { return nil }
+        let lagged = windowLagged
+        (windowStart, windowLagged) = (now, false)
+        guard isEnabled, !lagged, let cpu else { calmSince = nil; return nil }
+        let since = calmSince ?? start
+        calmSince = since
+        guard now &- since >= hold, now &- lastStep >= hold else { return nil }
+        let room = cpu.available
+        if divisor > floor {
+            // The lowest divisor the process's work would fit at, with headroom.
+            let fits = (floor..<divisor).first { cpu.own * Double(divisor) / Double($0) < Self.headroom * room }
+            guard let target = fits else { return nil }
+            setDivisor(target, at: now)
+            lastStepDown = now
+            return .stepDown(divisor: target)
+        }
+        guard divisor == 1, cpu.own < Self.extraHeadroom * room else { return nil }
+        lastStep = now
+        calmSince = nil
+        return .restoreExtra
+    }
+
+    private mutating func setDivisor(_ value: Int, at now: UInt64) {
+        divisor = value
+        counter = 0
+        lastStep = now
+        calmSince = nil
+        if lastStepDown.map({ now &- $0 >= Self.flapWindow * 6 }) == true { hold = Self.shortestHold }
+    }
+}

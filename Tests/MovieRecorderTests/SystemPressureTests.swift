@@ -1,0 +1,172 @@
+import Foundation
+import Testing
+@testable import MoviePlatform
+@testable import MovieCapture
+@testable import MovieRecorder
+
+/// A fixture tree of the files the pressure is read from: thermal zones with trip points, PSI
+/// and the Raspberry Pi firmware's flags.
+struct PressureFixture {
+    let directory: TemporaryDirectory
+
+    init() throws {
+        directory = try TemporaryDirectory()
+        try zone(0, type: "cpu-thermal", temperature: 40_000, trips: [("passive", 80_000), ("hot", 95_000), ("critical", 100_000)])
+    }
+
+    var root: String { directory.path }
+
+    func write(_ text: String, to path: String) throws {
+        let full = directory.file(path)
+        try FileManager.default.createDirectory(atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try text.write(toFile: full, atomically: true, encoding: .utf8)
+    }
+
+    func zone(_ index: Int, type: String, temperature: Int, trips: [(String, Int)] = []) throws {
+        let base = "sys/class/thermal/thermal_zone\(index)/"
+        try write("\(type)\n", to: base + "type")
+        try setTemperature(temperature, zone: index)
+        for (number, trip) in trips.enumerated() {
+            try write("\(trip.0)\n", to: base + "trip_point_\(number)_type")
+            try write("\(trip.1)\n", to: base + "trip_point_\(number)_temp")
+        }
+    }
+
+    func setTemperature(_ millidegrees: Int, zone: Int = 0) throws {
+        try write("\(millidegrees)\n", to: "sys/class/thermal/thermal_zone\(zone)/temp")
+    }
+}
+
+@Suite struct SystemPressureReadingTests {
+    @Test func readingsComeFromAFixtureTree() throws {
+        let fixture = try PressureFixture()
+        defer { fixture.directory.cleanUp() }
+        try fixture.zone(1, type: "gpu", temperature: 51_500)
+        try fixture.zone(10, type: "late", temperature: 30_000)
+        try fixture.write("some avg10=12.50 avg60=3.00 avg300=1.00 total=123\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n",
+                          to: "proc/pressure/cpu")
+        try fixture.write("throttled=0x50005\n", to: "sys/devices/platform/soc/soc:firmware/get_throttled")
+        let readings = PressureReadings.read(root: fixture.root)
+        #expect(readings.thermalZones.map(\.name) == ["cpu-thermal", "gpu", "late"], "zones in the order of their numbers")
+        #expect(readings.thermalZones.first == PressureReadings.ThermalZone(name: "cpu-thermal", temperature: 40_000, passive: 80_000,
+                                                                                hot: 95_000, critical: 100_000))
+        #expect(readings.thermalZones[1].passive == nil && readings.thermalZones[1].temperature == 51_500)
+        #expect(readings.cpuSomeAverage10 == 12.5)
+        #expect(readings.firmwareThrottled == 0x50005)
+        // A tree without any of them reads as nothing, not as an error.
+        let empty = try TemporaryDirectory()
+        defer { empty.cleanUp() }
+        #expect(PressureReadings.read(root: empty.path) == PressureReadings())
+        // A FIFO where a file should be is skipped without blocking.
+        try FileManager.default.removeItem(atPath: fixture.directory.file("proc/pressure/cpu"))
+        #expect(mkfifo(fixture.directory.file("proc/pressure/cpu"), 0o600) == 0)
+        #expect(PressureReadings.read(root: fixture.root).cpuSomeAverage10 == nil)
+    }
+
+    @Test func eachSignalHasItsLevel() {
+        let zone = { (temperature: Int) in
+            SystemPressureGauge.level(of: .init(name: "z", temperature: temperature, passive: 80_000, hot: 95_000, critical: 100_000))
+        }
+        #expect([70_000, 75_000, 80_000, 95_000, 100_000].map(zone) == [.nominal, .fair, .serious, .critical, .shutdown])
+        // Only a critical trip point: passive 15 °C and hot 5 °C below it.
+        let acpi = { (temperature: Int) in SystemPressureGauge.level(of: .init(name: "acpitz", temperature: temperature, critical: 105_000)) }
+        #expect([86_000, 90_000, 100_000, 105_000].map(acpi) == [.fair, .serious, .critical, .shutdown])
+        #expect(SystemPressureGauge.level(of: .init(name: "bare", temperature: 84_000)) == .fair, "85 °C without trip points")
+        let firmware = { (flags: UInt32) in
+            SystemPressureGauge.signals(PressureReadings(firmwareThrottled: flags), recordingLag: .nominal)
+        }
+        #expect(firmware(0x50000) == .nominal, "flags since boot only")
+        #expect(firmware(0x1) == SystemPressureState(level: .serious, factors: .peakPower))
+        #expect(firmware(0x2) == SystemPressureState(level: .fair, factors: .systemTemperature))
+        #expect(firmware(0x4) == SystemPressureState(level: .serious, factors: .systemTemperature))
+        let psi = { (average: Double) in SystemPressureGauge.signals(PressureReadings(cpuSomeAverage10: average), recordingLag: .nominal) }
+        #expect([10, 40, 80].map(psi).map(\.level) == [.nominal, .fair, .serious])
+        #expect(psi(50).factors == .cpuContention)
+        let both = SystemPressureGauge.signals(PressureReadings(cpuSomeAverage10: 50), recordingLag: .serious)
+        #expect(both == SystemPressureState(level: .serious, factors: [.cpuContention, .recordingLag]), "\(both)")
+    }
+
+    @Test func aLevelRisesAtOnceAndFallsAfterTheDelay() {
+        var gauge = SystemPressureGauge(fallDelay: 10)
+        let serious = SystemPressureState(level: .serious, factors: .systemTemperature)
+        #expect(gauge.update(.nominal, at: 0) == nil)
+        #expect(gauge.update(serious, at: 1) == serious)
+        #expect(gauge.update(.nominal, at: 2) == nil)
+        #expect(gauge.update(serious, at: 5) == nil, "back up before the delay: no change, and the wait starts again")
+        #expect(gauge.update(.nominal, at: 6) == nil)
+        #expect(gauge.update(.nominal, at: 15) == nil)
+        #expect(gauge.update(.nominal, at: 16) == .nominal)
+        let critical = SystemPressureState(level: .critical, factors: .systemTemperature)
+        #expect(gauge.update(critical, at: 20) == critical)
+        #expect(gauge.update(serious, at: 21) == nil)
+        #expect(gauge.update(serious, at: 31) == serious, "falls to what the signals say")
+    }
+
+    @Test func theGovernorStepsEvenlyAndBackWithoutFlapping() {
+        var governor = FrameRateGovernor(isEnabled: true)
+        #expect((0..<6).map { _ in governor.keepsNextFrame() } == Array(repeating: true, count: 6))
+        #expect(governor.lagged(at: 1_000_000_000) == .relieve)
+        #expect(governor.lagged(at: 1_100_000_000) == nil, "steps are half a second apart")
+        #expect(governor.stepUp(at: 1_100_000_000) == 2)
+        #expect((0..<6).map { _ in governor.keepsNextFrame() } == [true, false, true, false, true, false])
+        #expect(governor.stepUp(at: 2_000_000_000) == 3)
+        #expect((0..<6).map { _ in governor.keepsNextFrame() } == [true, false, false, true, false, false])
+        #expect(governor.stepUp(at: 3_000_000_000) == nil, "one frame in three is the deepest step")
+        // One core of two used at 10 frames a second: 20 would fit, 30 would not.
+        let cpu = CPUUsage(own: 0.3, others: 0, cores: 2)
+        var action: FrameRateGovernor.Action?
+        var now: UInt64 = 3_000_000_000
+        while action == nil, now < 20_000_000_000 {
+            now += 100_000_000
+            action = governor.evaluate(at: now, cpu: cpu, floor: 1)
+        }
+        #expect(action == .stepDown(divisor: 1), "0.3 cores × 3 fits in 0.75 × 2")
+        #expect(now >= 3_000_000_000 + FrameRateGovernor.shortestHold, "not before the hold")
+        // Lag soon after the step down doubles the hold.
+        #expect(governor.lagged(at: now + 1_000_000_000) == .relieve)
+        #expect(governor.hold == 2 * FrameRateGovernor.shortestHold)
+        // Busy neighbours leave no room: no step down however long it is calm.
+        var busy = FrameRateGovernor(isEnabled: true)
+        _ = busy.stepUp(at: 0)
+        let crowded = CPUUsage(own: 0.5, others: 1.2, cores: 2)
+        let actions = stride(from: UInt64(100_000_000), to: 30_000_000_000, by: 100_000_000).compactMap { busy.evaluate(at: $0, cpu: crowded, floor: 1) }
+        #expect(actions.isEmpty, "\(actions)")
+        // Disabled, it only counts.
+        var off = FrameRateGovernor(isEnabled: false)
+        #expect(off.lagged(at: 1_000_000_000) == nil)
+    }
+
+    @Test func liveViewsGiveWayFirstAndComeBackLast() async {
+        let coordinator = PressureCoordinator(root: "/nonexistent", interval: 1_000_000_000)
+        let steps = coordinator.steps.listen()
+        let first = LoadShedControl(), second = LoadShedControl()
+        coordinator.register(first)
+        coordinator.register(second)
+        for _ in 0..<4 { #expect(coordinator.shedExtra(reason: .recordingLag)) }
+        #expect(!coordinator.shedExtra(reason: .recordingLag), "both are paused")
+        #expect((first.step, second.step) == (2, 2))
+        #expect(!first.takesPicture())
+        #expect(coordinator.restoreExtra())
+        #expect((first.step, second.step) == (2, 1), "the last to give way comes back first")
+        #expect([second.takesPicture(), second.takesPicture(), second.takesPicture()].filter { $0 }.count >= 1)
+        for _ in 0..<3 { #expect(coordinator.restoreExtra()) }
+        #expect(!coordinator.restoreExtra())
+        var received: [DegradationStep.Change] = []
+        for await step in steps {
+            received.append(step.change)
+            if received.count == 8 { break }
+        }
+        #expect(received == [.liveViewFrameRate(divisor: 2), .liveViewPaused(true), .liveViewFrameRate(divisor: 2), .liveViewPaused(true),
+                             .liveViewPaused(false), .liveViewFrameRate(divisor: 1), .liveViewPaused(false), .liveViewFrameRate(divisor: 1)])
+    }
+
+    @Test func theResultSaysWhichDropsWerePlanned() {
+        var result = RecordingResult(path: "/tmp/a.mov", duration: .seconds(1), fileSize: 10, frameCount: 20, droppedFrameCount: 12,
+                                     corruptedFrameCount: 0, audioOverrunCount: 0, orientation: .up, rotationChanges: [],
+                                     isPlayable: true, error: nil, interruption: nil)
+        #expect(result.description.hasSuffix("12 dropped"))
+        result.plannedDroppedFrameCount = 10
+        #expect(result.unplannedDroppedFrameCount == 2)
+        #expect(result.description.hasSuffix("12 dropped (10 planned, 2 unplanned)"), "\(result)")
+    }
+}
