@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import MoviePlatform
 @testable import MovieCapture
+@testable import MovieContainer
 @testable import MovieRecorder
 
 /// A fixture tree of the files the pressure is read from: thermal zones with trip points, PSI
@@ -168,5 +169,107 @@ struct PressureFixture {
         result.plannedDroppedFrameCount = 10
         #expect(result.unplannedDroppedFrameCount == 2)
         #expect(result.description.hasSuffix("12 dropped (10 planned, 2 unplanned)"), "\(result)")
+    }
+}
+
+extension RealTimeMetadataTestGroup {
+    /// A session reads a fixture tree that heats up and cools down: the levels walk up and
+    /// down, and a recording that degrades steps its frame rate evenly and back.
+    @Suite(.serialized) struct SystemPressureSessionTests {
+        /// A running session on the fixture with a degrading recording output.
+        func start(_ fixture: PressureFixture) async throws -> (CaptureSession, MovieFileOutput) {
+            let session = CaptureSession(pressure: PressureCoordinator(root: fixture.root, interval: 50_000_000, fallDelay: 500_000_000))
+            let output = MovieFileOutput()
+            output.degradesUnderPressure = true
+            try await session.configure { config in
+                try config.addInput(TestPatternSource(width: 320, height: 240, frameRate: FrameRate(frames: 30)))
+                try config.addOutput(output)
+            }
+            try await session.startRunning()
+            return (session, output)
+        }
+
+        /// Waits for the next step that `matches`, at most a minute.
+        func next(_ steps: inout AsyncStream<DegradationStep>.Iterator, _ matches: (DegradationStep) -> Bool) async -> DegradationStep? {
+            let deadline = MonotonicClock.now() + 60_000_000_000
+            while MonotonicClock.now() < deadline, let step = await steps.next() {
+                if matches(step) { return step }
+            }
+            return nil
+        }
+
+        @Test func aHotMachineStepsTheRecordingEvenlyAndBack() async throws {
+            let fixture = try PressureFixture()
+            defer { fixture.directory.cleanUp() }
+            let (session, output) = try await start(fixture)
+            var levels: [SystemPressureState.Level] = []
+            let watcher = Task { [updates = session.systemPressureUpdates()] in
+                var seen: [SystemPressureState.Level] = []
+                for await state in updates where seen.last != state.level { seen.append(state.level) }
+                return seen
+            }
+            var steps = session.degradationSteps().makeAsyncIterator()
+            let path = fixture.directory.file("hot.mov")
+            try await output.startRecording(to: path)
+            func recordOneSecondMore() async {
+                let from = output.recordedDuration
+                #expect(await eventually { output.recordedDuration >= from + .seconds(1) }, "\(output.recordedDuration) recorded")
+            }
+            await recordOneSecondMore()
+            try fixture.setTemperature(81_000)
+            let half = await next(&steps) { $0.change == .recordingFrameRate(divisor: 2) }
+            #expect(half?.reason.contains(.systemTemperature) == true && half?.pressure.level == .serious, "\(String(describing: half))")
+            await recordOneSecondMore()
+            try fixture.setTemperature(96_000)
+            let third = await next(&steps) { $0.change == .recordingFrameRate(divisor: 3) }
+            #expect(third?.pressure.level == .critical, "\(String(describing: third))")
+            await recordOneSecondMore()
+            try fixture.setTemperature(40_000)
+            let back = await next(&steps) { $0.change == .recordingFrameRate(divisor: 1) }
+            #expect(back != nil && back?.isRelief == true, "the recording never came back to its full rate")
+            // Written media trails capture by up to a fragment: two seconds more, the level down too.
+            await recordOneSecondMore()
+            await recordOneSecondMore()
+            #expect(await eventually { session.systemPressureState.level == .nominal }, "\(session.systemPressureState)")
+            let result = try #require(await output.stopRecording())
+            await session.stopRunning()
+            watcher.cancel()
+            levels = await watcher.value
+            #expect(result.isPlayable && result.plannedDroppedFrameCount > 0 && result.unplannedDroppedFrameCount == 0, "\(result)")
+            #expect(levels.starts(with: [.nominal, .serious, .critical]) && levels.last == .nominal, "levels \(levels)")
+            // Every interval one, two or three frames long: never a random hole.
+            let times = try packetTimes(path)
+            let intervals = zip(times, times.dropFirst()).map { ($1 - $0) * 30 }
+            #expect(intervals.allSatisfy { abs($0 - $0.rounded()) < 0.05 && (1...3).contains($0.rounded()) },
+                    "intervals in frames: \(intervals.map { String(format: "%.2f", $0) })")
+            #expect(intervals.contains { $0.rounded() == 2 } && intervals.contains { $0.rounded() == 3 })
+            #expect(intervals.suffix(15).allSatisfy { $0.rounded() == 1 }, "back at the full rate at the end: \(intervals.suffix(15))")
+            print("pressure steps: \(result); levels \(levels)")
+        }
+
+        @Test func aCriticalTripPointFinishesTheRecording() async throws {
+            let fixture = try PressureFixture()
+            defer { fixture.directory.cleanUp() }
+            let (session, output) = try await start(fixture)
+            var steps = session.degradationSteps().makeAsyncIterator()
+            let path = fixture.directory.file("shutdown.mov")
+            try await output.startRecording(to: path)
+            #expect(await eventually { output.recordedDuration >= .seconds(1) })
+            try fixture.setTemperature(100_500)
+            let finished = await next(&steps) { $0.change == .recordingFinished }
+            #expect(finished?.pressure.level == .shutdown, "\(String(describing: finished))")
+            #expect(await eventually { !output.isRecording }, "the recording goes on at a critical trip point")
+            let result = try #require(await output.stopRecording())
+            await session.stopRunning()
+            #expect(result.isPlayable && result.error?.code == .systemPressureShutdown, "\(result)")
+            #expect(try run("ffprobe", ["-v", "error", path]).status == 0)
+        }
+
+        /// The presentation times of the video packets, in seconds, in order.
+        func packetTimes(_ path: String) throws -> [Double] {
+            let probe = try run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pts_time", "-of", "csv=p=0", path])
+            #expect(probe.status == 0, "ffprobe: \(probe.error)")
+            return probe.output.split(whereSeparator: \.isNewline).compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }.sorted()
+        }
     }
 }
