@@ -75,6 +75,8 @@ import Testing
             (["inspect"], "inspect: missing file argument", "See 'movrec help inspect'."),
             (["rotate", "x.mov"], "rotate: --angle is required", "See 'movrec help rotate'."),
             (["inspect", "--bogus", "x.mov"], "inspect: unknown option --bogus", "See 'movrec help inspect'."),
+            (["record", "x.mov", "--video", "testsrc", "--degrade", "--no-degrade"], "record: --degrade and --no-degrade: give one of them",
+             "See 'movrec help record'."),
         ]
         for (arguments, message, hint) in cases {
             let result = try run(movrecPath(), arguments)

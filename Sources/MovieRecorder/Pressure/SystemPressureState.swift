@@ -22,6 +22,7 @@ public struct SystemPressureState: Sendable, Hashable, CustomStringConvertible {
         /// The system is about to stop the work (a critical trip point): finish now.
         case shutdown
 
+        /// Whether `lhs` is less pressed than `rhs`.
         public static func < (lhs: Level, rhs: Level) -> Bool { lhs.rawValue < rhs.rawValue }
 
         /// The level's name, as AVFoundation spells it.
@@ -38,7 +39,9 @@ public struct SystemPressureState: Sendable, Hashable, CustomStringConvertible {
 
     /// What is behind a level; empty at ``Level/nominal``.
     public struct Factors: OptionSet, Sendable, Hashable, CustomStringConvertible {
+        /// The factors' bits.
         public let rawValue: Int
+        /// Factors from their bits.
         public init(rawValue: Int) { self.rawValue = rawValue }
 
         /// A thermal zone near or past a trip point, or the firmware throttling for heat.
