@@ -162,7 +162,10 @@ public actor CaptureSession {
         self.pressure = pressure
     }
 
-    deinit { eventContinuation.finish() }
+    deinit {
+        eventContinuation.finish()
+        pressure.stop()  // a session let go while running stops reading too
+    }
 
     /// Changes inputs and outputs atomically.
     ///
