@@ -105,36 +105,51 @@ struct PressureFixture {
 
     @Test func theGovernorStepsEvenlyAndBackWithoutFlapping() {
         var governor = FrameRateGovernor(isEnabled: true)
-        #expect((0..<6).map { _ in governor.keepsNextFrame() } == Array(repeating: true, count: 6))
+        #expect((0..<6).allSatisfy { governor.keeps($0) })
         #expect(governor.lagged(at: 1_000_000_000) == .relieve)
         #expect(governor.lagged(at: 1_100_000_000) == nil, "steps are half a second apart")
-        #expect(governor.stepUp(at: 1_100_000_000) == 2)
-        #expect((0..<6).map { _ in governor.keepsNextFrame() } == [true, false, true, false, true, false])
-        #expect(governor.stepUp(at: 2_000_000_000) == 3)
-        #expect((0..<6).map { _ in governor.keepsNextFrame() } == [true, false, false, true, false, false])
-        #expect(governor.stepUp(at: 3_000_000_000) == nil, "one frame in three is the deepest step")
-        // One core of two used at 10 frames a second: 20 would fit, 30 would not.
+        #expect(governor.stepUp(at: 1_100_000_000, anchor: 6) == 2)
+        #expect((6..<12).map { governor.keeps($0) } == [true, false, true, false, true, false])
+        // A full queue steps at once, whatever the spacing, counting from the oldest queued frame.
+        #expect(governor.overflowed(at: 1_200_000_000, anchor: 13) == 3)
+        #expect((13..<19).map { governor.keeps($0) } == [true, false, false, true, false, false])
+        #expect(governor.stepUp(at: 3_000_000_000, anchor: 20) == nil, "one frame in three is the deepest step")
+        #expect(governor.overflowed(at: 3_000_000_000, anchor: 20) == nil)
+        // A third of a core used at 10 frames a second: 30 fits in three quarters of two cores.
         let cpu = CPUUsage(own: 0.3, others: 0, cores: 2)
         var action: FrameRateGovernor.Action?
         var now: UInt64 = 3_000_000_000
         while action == nil, now < 20_000_000_000 {
             now += 100_000_000
-            action = governor.evaluate(at: now, cpu: cpu, floor: 1)
+            action = governor.evaluate(at: now, cpu: cpu, floor: 1, sequence: 40)
         }
         #expect(action == .stepDown(divisor: 1), "0.3 cores × 3 fits in 0.75 × 2")
         #expect(now >= 3_000_000_000 + FrameRateGovernor.shortestHold, "not before the hold")
         // Lag soon after the step down doubles the hold.
         #expect(governor.lagged(at: now + 1_000_000_000) == .relieve)
         #expect(governor.hold == 2 * FrameRateGovernor.shortestHold)
-        // Busy neighbours leave no room: no step down however long it is calm.
+        // A floor (heat) holds the divisor however calm it is; busy neighbours leave no room.
         var busy = FrameRateGovernor(isEnabled: true)
-        _ = busy.stepUp(at: 0)
+        _ = busy.stepUp(at: 0, anchor: 0)
         let crowded = CPUUsage(own: 0.5, others: 1.2, cores: 2)
-        let actions = stride(from: UInt64(100_000_000), to: 30_000_000_000, by: 100_000_000).compactMap { busy.evaluate(at: $0, cpu: crowded, floor: 1) }
-        #expect(actions.isEmpty, "\(actions)")
+        let calm = CPUUsage(own: 0.1, others: 0, cores: 2)
+        let times = stride(from: UInt64(100_000_000), to: 30_000_000_000, by: 100_000_000)
+        #expect(times.compactMap { busy.evaluate(at: $0, cpu: crowded, floor: 1, sequence: 0) }.isEmpty)
+        #expect(times.compactMap { busy.evaluate(at: $0 + 30_000_000_000, cpu: calm, floor: 2, sequence: 0) }.isEmpty)
         // Disabled, it only counts.
         var off = FrameRateGovernor(isEnabled: false)
-        #expect(off.lagged(at: 1_000_000_000) == nil)
+        #expect(off.lagged(at: 1_000_000_000) == nil && off.overflowed(at: 1_000_000_000, anchor: 0) == nil)
+    }
+
+    @Test func thinningKeepsTheOldestAndEveryNthAfterIt() {
+        let queue = BoundedQueue<Int>(capacity: 6)
+        for value in 10..<16 { #expect(queue.offer(value)) }
+        #expect(!queue.offer(16))
+        #expect(queue.thin { oldest, value in (value - oldest) % 2 == 0 } == 3)
+        #expect(queue.waiting == 3)
+        #expect(queue.offer(16))
+        #expect([queue.pop(), queue.pop(), queue.pop(), queue.pop()] == [10, 12, 14, 16])
+        #expect(queue.thin { _, _ in false } == 0, "an empty queue has nothing to thin")
     }
 
     @Test func liveViewsGiveWayFirstAndComeBackLast() async {

@@ -77,6 +77,24 @@ package final class BoundedQueue<Element>: @unchecked Sendable {
         return element
     }
 
+    /// Keeps the oldest element and those after it that `keep` accepts given the oldest, in
+    /// order, dropping the rest; returns how many were dropped. Producers waiting for room wake.
+    package func thin(_ keep: (_ oldest: Element, _ element: Element) -> Bool) -> Int {
+        lock.withLock {
+            guard count > 1, let oldest = buffer[head] else { return 0 }
+            var kept: [Element] = [oldest]
+            for offset in 1..<count {
+                let element = buffer[(head + offset) % capacity]!
+                if keep(oldest, element) { kept.append(element) }
+            }
+            let dropped = count - kept.count
+            for offset in 0..<count { buffer[(head + offset) % capacity] = offset < kept.count ? kept[offset] : nil }
+            count = kept.count
+            if dropped > 0 { lock.broadcast() }
+            return dropped
+        }
+    }
+
     /// Ends the queue: pushes fail, pops drain what is left and then return `nil`.
     package func close() {
         lock.withLock {

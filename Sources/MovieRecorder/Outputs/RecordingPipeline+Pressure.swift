@@ -15,7 +15,7 @@ extension RecordingPipeline {
         let now = MonotonicClock.now()
         let stepped: Int? = state.withLock { s in
             s.pressureFloor = floor
-            return s.governor.divisor < floor ? s.governor.stepUp(at: now, floor: floor) : nil
+            return s.governor.divisor < floor ? s.governor.stepUp(at: now, floor: floor, anchor: s.arrivals) : nil
         }
         if let stepped {
             let reason = pressure.current.factors.intersection([.systemTemperature, .peakPower])
@@ -31,16 +31,46 @@ extension RecordingPipeline {
         pressure?.noteLag(at: now)
         guard state.withLock({ $0.governor.lagged(at: now) }) == .relieve else { return }
         if pressure?.shedExtra(reason: .recordingLag) == true { return }
-        guard let divisor = state.withLock({ $0.governor.stepUp(at: now, floor: floor) }) else { return }
+        guard let divisor = state.withLock({ $0.governor.stepUp(at: now, floor: floor, anchor: $0.arrivals) }) else { return }
         pressure?.recording(ObjectIdentifier(self), changed: .recordingFrameRate(divisor: divisor), reason: .recordingLag)
         MovieRecorderLogging.log(.notice, "recording", "behind: keeping one frame in \(divisor)")
+    }
+
+    /// The encoder's queue was full when `item` came. With a step left, it is taken now and the
+    /// queued frames are thinned to it from the oldest on, so the frames left out are evenly
+    /// spaced instead of a hole; the item goes in if the new step keeps it. Extras are not
+    /// asked first here: their relief would come too late for this frame.
+    func overflowed(_ item: FrameItem) -> FrameOutcome {
+        let now = MonotonicClock.now()
+        let next: Int? = state.withLock { s in
+            s.governor.isEnabled && s.governor.divisor < FrameRateGovernor.deepest ? s.governor.divisor + 1 : nil
+        }
+        guard let next else { return .lost }
+        var anchor = item.sequence
+        let thinned = frames.thin { oldest, queued in
+            anchor = oldest.sequence
+            return queued.startsSegment != nil || (queued.sequence - oldest.sequence) % next == 0
+        }
+        let (stepped, keeps): (Int?, Bool) = state.withLock { s in
+            let stepped = s.governor.overflowed(at: now, anchor: anchor)
+            if !s.stopping {
+                s.dropped += thinned
+                s.plannedDropped += thinned
+            }
+            return (stepped, s.governor.keeps(item.sequence))
+        }
+        if let stepped {
+            pressure?.recording(ObjectIdentifier(self), changed: .recordingFrameRate(divisor: stepped), reason: .recordingLag)
+        }
+        guard keeps else { return .leftOut }
+        return frames.offer(item) ? .queued : .lost
     }
 
     /// The encoding thread encoded a frame: with room to spare, a step is given back.
     func frameEncoded() {
         let now = MonotonicClock.now()
         let cpu = pressure?.cpuUsage
-        let action = state.withLock { $0.governor.evaluate(at: now, cpu: cpu, floor: $0.pressureFloor) }
+        let action = state.withLock { $0.governor.evaluate(at: now, cpu: cpu, floor: $0.pressureFloor, sequence: $0.arrivals) }
         switch action {
         case .stepDown(let divisor)?:
             pressure?.recording(ObjectIdentifier(self), changed: .recordingFrameRate(divisor: divisor), reason: [])

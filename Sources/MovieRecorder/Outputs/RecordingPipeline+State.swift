@@ -19,6 +19,8 @@ extension RecordingPipeline {
         var plannedDropped = 0
         /// The frame-rate steps under pressure.
         var governor: FrameRateGovernor
+        /// The next frame's arrival number, counted from the first frame recorded.
+        var arrivals = 0
         /// The lowest divisor heat and power allowed at the last frame.
         var pressureFloor = 1
         var corrupted = 0

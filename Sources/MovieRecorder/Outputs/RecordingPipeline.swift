@@ -83,7 +83,12 @@ final class RecordingPipeline: Sendable {
         var startsSegment: Int?
         /// The capture orientation when the frame was taken.
         var orientation: VideoOrientation
+        /// Its arrival number, which the frame-rate steps count.
+        var sequence: Int
     }
+
+    /// What became of a live frame offered to the encoder's queue.
+    enum FrameOutcome { case queued, lost, leftOut }
 
     /// Opens the encoders and creates the first file; nothing runs until ``start()``.
     /// - Throws: ``RecordingError`` naming what failed; no file is left behind.
@@ -198,29 +203,34 @@ final class RecordingPipeline: Sendable {
         case .stop:
             beginStop(reason: RecordingError(.maximumDurationReached,
                 "MovieFileOutput: the maximum recorded duration (\(settings.maxDuration!)) was reached"))
-        case .accept(let time, let first, let startsSegment, let orientation):
+        case .accept(let time, let first, let startsSegment, let orientation, let sequence):
             if first { onStart(frame.timestamp) }
-            let item = FrameItem(frame: frame, time: time, startsSegment: startsSegment, orientation: orientation)
+            let item = FrameItem(frame: frame, time: time, startsSegment: startsSegment, orientation: orientation, sequence: sequence)
             // A live frame is dropped when the encoder is behind, but never one that starts a
             // segment: the switch is already made at it.
-            let accepted = video.isLive && startsSegment == nil ? frames.offer(item) : frames.push(item)
+            let offered = video.isLive && startsSegment == nil
+            var outcome: FrameOutcome = (offered ? frames.offer(item) : frames.push(item)) ? .queued : .lost
+            if outcome == .lost, offered { outcome = overflowed(item) }
             state.withLock { s in
-                if accepted {
-                    s.lastVideoTimestamp = max(s.lastVideoTimestamp, time)
-                } else if !s.stopping {
-                    s.dropped += 1
+                switch outcome {
+                case .queued: s.lastVideoTimestamp = max(s.lastVideoTimestamp, time)
+                case .lost: if !s.stopping { s.dropped += 1 }
+                case .leftOut: if !s.stopping { s.dropped += 1; s.plannedDropped += 1 }
                 }
             }
-            if accepted { videoProgressed.wake() }
+            if outcome == .queued { videoProgressed.wake() }
             // Behind: the frame was lost, or it is the last the queue has room for.
-            if video.isLive, !accepted || frames.waiting >= frames.capacity - 1 { fellBehind(floor: floor) }
+            if video.isLive, outcome != .queued || frames.waiting >= frames.capacity - 1 { fellBehind(floor: floor) }
         }
     }
 
     /// What becomes of a frame: it goes on the timeline at `time` (starting a new segment, or
     /// the recording), or it is not recorded, or it is past the maximum duration and stops the
     /// recording.
-    private enum FrameDecision { case accept(time: UInt64, first: Bool, startsSegment: Int?, orientation: VideoOrientation), ignore, stop }
+    private enum FrameDecision {
+        case accept(time: UInt64, first: Bool, startsSegment: Int?, orientation: VideoOrientation, sequence: Int)
+        case ignore, stop
+    }
 
     /// Decides, under the lock, whether `frame` is recorded and where it goes on the recording's
     /// timeline (its capture time with the pauses taken out); the first frame starts the timeline.
@@ -244,8 +254,10 @@ final class RecordingPipeline: Sendable {
                 return .stop
             }
             let first = s.videoStart == nil
+            let sequence = s.arrivals
+            s.arrivals += 1
             // The frame-rate step in force leaves frames out evenly, never the first.
-            if !first, !s.governor.keepsNextFrame() {
+            if !first, !s.governor.keeps(sequence) {
                 s.dropped += 1
                 s.plannedDropped += 1
                 return .ignore
@@ -256,9 +268,10 @@ final class RecordingPipeline: Sendable {
                 s.lastVideoTimestamp = time  // a stop before this frame is queued still ends after it
                 s.segments = [segmentStart(path: settings.path, file: nil, overwrite: settings.overwrite,
                                            orientation: settings.orientation, time: time, in: s)]
-                return .accept(time: time, first: true, startsSegment: nil, orientation: s.orientation)
+                return .accept(time: time, first: true, startsSegment: nil, orientation: s.orientation, sequence: sequence)
             }
-            return .accept(time: time, first: false, startsSegment: switchSegment(at: time, in: &s), orientation: s.orientation)
+            return .accept(time: time, first: false, startsSegment: switchSegment(at: time, in: &s), orientation: s.orientation,
+                           sequence: sequence)
         }
     }
 

@@ -1,8 +1,8 @@
 import MoviePlatform
 
 /// A recording's frame-rate steps under pressure: it keeps one frame in ``divisor`` (1, 2 or
-/// 3: 30, 15 and 10 frames a second from a 30 fps camera), evenly, by counting the frames
-/// that arrive.
+/// 3: 30, 15 and 10 frames a second from a 30 fps camera), evenly, by the frames' arrival
+/// numbers counted from an anchor, the first frame kept at the step.
 ///
 /// It steps up when the recording falls behind (frames waiting for the encoder, or lost) at
 /// most every ``stepSpacing``, and down when the process's CPU use, scaled to the lower
@@ -36,7 +36,8 @@ struct FrameRateGovernor {
     var isEnabled: Bool
     private(set) var divisor = 1
     private(set) var hold = shortestHold
-    private var counter = 0
+    /// The arrival number the pattern counts from.
+    private(set) var anchor = 0
     private var lastStep: UInt64 = 0
     private var lastStepDown: UInt64?
     private var calmSince: UInt64?
@@ -45,10 +46,10 @@ struct FrameRateGovernor {
 
     init(isEnabled: Bool) { self.isEnabled = isEnabled }
 
-    /// Whether the next frame is kept: every frame at divisor 1, then one in `divisor`.
-    mutating func keepsNextFrame() -> Bool {
-        defer { counter += 1 }
-        return counter % divisor == 0
+    /// Whether the frame that arrived `sequence`th is kept: every frame at divisor 1, then one
+    /// in `divisor` from the anchor on.
+    func keeps(_ sequence: Int) -> Bool {
+        sequence < anchor || (sequence - anchor) % divisor == 0
     }
 
     /// The recording fell behind at `now`; `.relieve` when a step should be taken.
@@ -61,19 +62,31 @@ struct FrameRateGovernor {
         return .relieve
     }
 
-    /// Keeps one frame in one more than now (or in `floor`); nil at the deepest step.
-    mutating func stepUp(at now: UInt64, floor: Int = 1) -> Int? {
+    /// Keeps one frame in one more than now (or in `floor`) from the frame that arrives
+    /// `anchor`th on; nil at the deepest step.
+    mutating func stepUp(at now: UInt64, floor: Int = 1, anchor: Int) -> Int? {
         let next = min(max(divisor + 1, floor), Self.deepest)
         guard next > divisor else { return nil }
-        setDivisor(next, at: now)
+        setDivisor(next, at: now, anchor: anchor)
         return next
     }
 
-    /// Called for each frame encoded, at `now`. Once a window has passed without lag, says
+    /// The queue in front of the encoder is full: when a step is left, it is taken at once,
+    /// whatever the spacing, and the queued frames are thinned to it (see
+    /// ``RecordingPipeline``), so the frame is left out on purpose rather than lost.
+    mutating func overflowed(at now: UInt64, anchor: Int) -> Int? {
+        guard isEnabled else { return nil }
+        windowLagged = true
+        calmSince = nil
+        if let down = lastStepDown, now &- down < Self.flapWindow { hold = min(hold * 2, Self.longestHold) }
+        return stepUp(at: now, anchor: anchor)
+    }
+
+    /// Called for each frame encoded, at `now`, `sequence` the next arrival number. Once a window has passed without lag, says
     /// whether a lower divisor (not below `floor`) or a live view's step back fits: the
     /// process's CPU use scaled to the lower divisor must stay within ``headroom`` of the cores
     /// the rest of the machine leaves it (`cpu`, the session's latest reading).
-    mutating func evaluate(at now: UInt64, cpu: CPUUsage?, floor: Int) -> Action? {
+    mutating func evaluate(at now: UInt64, cpu: CPUUsage?, floor: Int, sequence: Int) -> Action? {
         let start = windowStart ?? now
         windowStart = start
         guard now &- start >= Self.window else { return nil }
@@ -88,7 +101,7 @@ struct FrameRateGovernor {
             // The lowest divisor the process's work would fit at, with headroom.
             let fits = (floor..<divisor).first { cpu.own * Double(divisor) / Double($0) < Self.headroom * room }
             guard let target = fits else { return nil }
-            setDivisor(target, at: now)
+            setDivisor(target, at: now, anchor: sequence)
             lastStepDown = now
             return .stepDown(divisor: target)
         }
@@ -98,9 +111,9 @@ struct FrameRateGovernor {
         return .restoreExtra
     }
 
-    private mutating func setDivisor(_ value: Int, at now: UInt64) {
+    private mutating func setDivisor(_ value: Int, at now: UInt64, anchor: Int) {
         divisor = value
-        counter = 0
+        self.anchor = anchor
         lastStep = now
         calmSince = nil
         if lastStepDown.map({ now &- $0 >= Self.flapWindow * 6 }) == true { hold = Self.shortestHold }
