@@ -5,10 +5,10 @@ import MovieCapture
 // `degradesUnderPressure` steps its frame rate evenly (a live view giving way first) and
 // finishes before a thermal shutdown.
 extension RecordingPipeline {
-    /// The lowest divisor heat and power allow now: 2 at a serious thermal level, 3 at
-    /// critical. Steps up to it when below it, and finishes the recording at shutdown.
-    func pressureFloor() -> Int {
-        guard settings.degradesUnderPressure, let pressure else { return 1 }
+    /// Keeps the divisor at or above what heat and power allow now: 2 at a serious thermal
+    /// level, 3 at critical; finishes the recording at shutdown.
+    func followThermalFloor() {
+        guard settings.degradesUnderPressure, let pressure else { return }
         let level = pressure.thermalLevel
         if level == .shutdown { finishBeforeShutdown(pressure) }
         let floor = level >= .critical ? 3 : level >= .serious ? 2 : 1
@@ -21,19 +21,16 @@ extension RecordingPipeline {
             let reason = pressure.current.factors.intersection([.systemTemperature, .peakPower])
             pressure.recording(ObjectIdentifier(self), changed: .recordingFrameRate(divisor: stepped), reason: reason)
         }
-        return floor
     }
 
-    /// A frame was lost or left the queue with no room: the session hears of the lag, and a
-    /// live view or the recording's frame rate gives way.
-    func fellBehind(floor: Int) {
+    /// A frame was lost or left the queue with room for one more: the session hears of the
+    /// lag, and a live view gives way. The recording's own frame rate steps only when a frame
+    /// would be lost (``overflowed(_:)``).
+    func fellBehind() {
         let now = MonotonicClock.now()
         pressure?.noteLag(at: now)
         guard state.withLock({ $0.governor.lagged(at: now) }) == .relieve else { return }
-        if pressure?.shedExtra(reason: .recordingLag) == true { return }
-        guard let divisor = state.withLock({ $0.governor.stepUp(at: now, floor: floor, anchor: $0.arrivals) }) else { return }
-        pressure?.recording(ObjectIdentifier(self), changed: .recordingFrameRate(divisor: divisor), reason: .recordingLag)
-        MovieRecorderLogging.log(.notice, "recording", "behind: keeping one frame in \(divisor)")
+        _ = pressure?.shedExtra(reason: .recordingLag)
     }
 
     /// The encoder's queue was full when `item` came. With a step left, it is taken now and the
@@ -61,6 +58,7 @@ extension RecordingPipeline {
         }
         if let stepped {
             pressure?.recording(ObjectIdentifier(self), changed: .recordingFrameRate(divisor: stepped), reason: .recordingLag)
+            MovieRecorderLogging.log(.notice, "recording", "behind: keeping one frame in \(stepped), \(thinned) queued frames left out")
         }
         guard keeps else { return .leftOut }
         return frames.offer(item) ? .queued : .lost

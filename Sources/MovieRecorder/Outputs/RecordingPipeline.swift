@@ -196,8 +196,8 @@ final class RecordingPipeline: Sendable {
             state.withLock { if $0.videoStart != nil { $0.dropped += 1 } }
             return
         }
-        let floor = pressureFloor()
-        switch admit(frame, floor: floor) {
+        followThermalFloor()
+        switch admit(frame) {
         case .ignore:
             return
         case .stop:
@@ -220,7 +220,7 @@ final class RecordingPipeline: Sendable {
             }
             if outcome == .queued { videoProgressed.wake() }
             // Behind: the frame was lost, or it is the last the queue has room for.
-            if video.isLive, outcome != .queued || frames.waiting >= frames.capacity - 1 { fellBehind(floor: floor) }
+            if video.isLive, outcome != .queued || frames.waiting >= frames.capacity - 1 { fellBehind() }
         }
     }
 
@@ -234,7 +234,7 @@ final class RecordingPipeline: Sendable {
 
     /// Decides, under the lock, whether `frame` is recorded and where it goes on the recording's
     /// timeline (its capture time with the pauses taken out); the first frame starts the timeline.
-    private func admit(_ frame: VideoFrame, floor: Int) -> FrameDecision {
+    private func admit(_ frame: VideoFrame) -> FrameDecision {
         state.withLock { s in
             guard !s.stopping, s.failed == nil, !s.paused else { return .ignore }
             if s.justResumed {

@@ -4,16 +4,17 @@ import MoviePlatform
 /// 3: 30, 15 and 10 frames a second from a 30 fps camera), evenly, by the frames' arrival
 /// numbers counted from an anchor, the first frame kept at the step.
 ///
-/// It steps up when the recording falls behind (frames waiting for the encoder, or lost) at
-/// most every ``stepSpacing``, and down when the process's CPU use, scaled to the lower
-/// divisor, would leave a quarter of the cores the rest of the machine leaves it free, after
-/// ``hold`` without lag. A step down that is followed
+/// When the recording falls behind (the encoder's queue nearly full) it asks a live view to give
+/// way, at most every ``stepSpacing``; when a frame would be lost (the queue full) it steps at
+/// once (``overflowed(at:anchor:)``). It steps down when the process's CPU use, scaled to the
+/// lower divisor, would stay within ``headroom`` of the cores the rest of the machine leaves it,
+/// after ``hold`` without lag. A step down that is followed
 /// by a step up within ``flapWindow`` doubles the hold (up to ``longestHold``), so a step the
 /// encoder's own load caused does not flap.
 struct FrameRateGovernor {
     /// What the recording does next, outside its lock.
     enum Action: Equatable {
-        /// Take a step up: a live view gives way if one can, else the divisor grows.
+        /// A live view should give way one step.
         case relieve
         /// Keep one frame in `divisor` from now.
         case stepDown(divisor: Int)
@@ -27,10 +28,9 @@ struct FrameRateGovernor {
     static let shortestHold: UInt64 = 4_000_000_000
     static let longestHold: UInt64 = 32_000_000_000
     static let flapWindow: UInt64 = 10_000_000_000
-    /// The share of the encoder's time a lower divisor may be predicted to use.
-    static let headroom = 0.75
-    /// The share of the encoder's time below which a live view gets its step back.
-    static let extraHeadroom = 0.5
+    /// The share of the cores left to the process that its CPU use, scaled to a lower divisor
+    /// or with a live view back, may be predicted to take.
+    static let headroom = 0.9
 
     /// Whether it acts; when not, it only counts.
     var isEnabled: Bool
@@ -105,7 +105,7 @@ struct FrameRateGovernor {
             lastStepDown = now
             return .stepDown(divisor: target)
         }
-        guard divisor == 1, cpu.own < Self.extraHeadroom * room else { return nil }
+        guard divisor == 1, cpu.own < Self.headroom * room else { return nil }
         lastStep = now
         calmSince = nil
         return .restoreExtra
