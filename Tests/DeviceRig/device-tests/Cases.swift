@@ -49,6 +49,8 @@ final class Cases {
         DeviceTestCase(name: "clock-drift-slow") { try await $0.clockDrift(ppm: -1000, subdevice: 1, uncorrected: true, $1) },
         DeviceTestCase(name: "clock-drift-small-fast") { try await $0.clockDrift(ppm: 100, subdevice: 1, uncorrected: false, $1) },
         DeviceTestCase(name: "clock-drift-small-slow") { try await $0.clockDrift(ppm: -100, subdevice: 1, uncorrected: false, $1) },
+        // The guest starved from inside: a busy loop on every CPU beside the recorder.
+        DeviceTestCase(name: "clock-drift-loaded") { try await $0.clockDrift(ppm: 1000, subdevice: 1, uncorrected: true, loaded: true, $1) },
     ]
 
     let report: Report

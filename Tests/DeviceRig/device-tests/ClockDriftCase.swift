@@ -22,14 +22,21 @@ extension Cases {
     /// ``ClickPlayer`` clicks at every whole second of system time into it: through an output
     /// that corrects the clock and, with `uncorrected`, a second one that does not. The host
     /// finds the clicks in each movie and compares them with true time.
-    func clockDrift(ppm: Int, subdevice: UInt32, uncorrected: Bool, _ record: CaseRecord) async throws {
+    ///
+    /// With `loaded`, busy loops on every guest CPU (``GuestLoad``) compete with the recorder
+    /// from the first click to the end, the player raised above them: late reads must not look
+    /// like a fast crystal, and the uncorrected twin shows what the cable itself did.
+    func clockDrift(ppm: Int, subdevice: UInt32, uncorrected: Bool, loaded: Bool = false, _ record: CaseRecord) async throws {
         let value = LoopbackRateShift.value(partsPerMillion: ppm)
         try LoopbackRateShift.set(value, subdevice: subdevice)
         defer { try? LoopbackRateShift.set(100_000, subdevice: subdevice) }
         record.set("shift", value)
         record.set("ppm_set", String(format1: (100_000 / Double(value) - 1) * 1e6))
-        let player = try ClickPlayer(device: "hw:Loopback,0,\(subdevice)")
+        let player = try ClickPlayer(device: "hw:Loopback,0,\(subdevice)", raised: loaded)
         defer { player.stop() }
+        let cpuBefore = GuestCPU.times()
+        let load = loaded ? GuestLoad(threads: Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) : nil
+        defer { load?.stop() }
         // The player's line needs three seconds before its first click; a minute of recording follows.
         try await Task.sleep(for: .seconds(3))
         let camera = try V4L2Camera(path: video, width: 640, height: 480, frameRate: FrameRate(frames: 10), pixelFormat: .yuyv)
@@ -64,6 +71,10 @@ extension Cases {
             throw error
         }
         await session.stopRunning()
+        load?.stop()
+        let cpuAfter = GuestCPU.times()
+        let busy = cpuAfter.busy - cpuBefore.busy, idle = cpuAfter.idle - cpuBefore.idle
+        record.set("guest_busy_percent", busy + idle > 0 ? 100 * busy / (busy + idle) : 0)
         let stats = player.statistics
         let cable = (stats.measuredRate / 48_000 - 1) * 1e6
         record.set("cable_ppm", String(format1: cable))
