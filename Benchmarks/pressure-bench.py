@@ -114,7 +114,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--seconds", type=int, default=15)
-    ap.add_argument("--movrec", default="/tmp/bench47/movrec")
+    ap.add_argument("--movrec", default="Benchmarks/.build/release/movrec")
     ap.add_argument("--tsv", action="store_true")
     ap.add_argument("--json")
     a = ap.parse_args()

@@ -35,10 +35,10 @@ enum RecordCommand {
             audio resampled to follow the video, unless --no-clock-correction; --tone-drift PPM
             makes the tone such a device, its clock that far off. --sync-marks makes the test
             pattern flash white and the tone click at every whole second, to check audio-video
-            sync. With --degrade, when the encoder falls behind or the machine overheats, the live
-            view gives way first, then the recording keeps every second, then every third frame,
-            evenly, until it keeps up again (the status line shows the pressure, the result the
-            planned and unplanned drops); --no-degrade, the default, loses frames where it must. The rotation goes
+            sync. When the encoder falls behind or the machine overheats, the live view gives way
+            first, then the recording keeps every second, then every third frame, evenly, until it
+            keeps up again (the status line shows the pressure, the result the planned and
+            unplanned drops); --no-degrade loses frames where it must instead. The rotation goes
             into the track matrix. Ctrl-C or SIGTERM stops cleanly with
             a finalized movie; --duration stops after that many seconds of media. With --gravity
             the angle comes from the accelerometer and the camera's mounting (the driver's, or

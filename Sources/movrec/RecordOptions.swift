@@ -24,9 +24,9 @@ struct RecordOptions {
     var audioEncoding: AudioEncoderSettings
     /// `--no-clock-correction`: a microphone's audio keeps its own clock (the drift is still measured).
     var noClockCorrection: Bool
-    /// `--degrade`: under pressure a live view gives way and the recording steps its frame
-    /// rate evenly instead of losing frames where it must; `--no-degrade` (the default for now)
-    /// does not.
+    /// Under pressure a live view gives way and the recording steps its frame rate evenly
+    /// instead of losing frames where it must, unless `--no-degrade` (`--degrade` says the
+    /// default).
     var degrade: Bool
     /// `--tone-drift PPM`: the tone's samples counted on a clock that far off, like a microphone's.
     var toneDrift: Int64?
@@ -103,7 +103,7 @@ struct RecordOptions {
         let degradeOn = args.flag("--degrade")
         let degradeOff = args.flag("--no-degrade")
         guard !(degradeOn && degradeOff) else { throw Arguments.UsageError(description: "--degrade and --no-degrade: give one of them") }
-        degrade = degradeOn
+        degrade = !degradeOff
         let toneDriftText = try args.option("--tone-drift")
         let segmentDurationText = try args.option("--segment-duration")
         segmentSize = try args.option("--segment-size")

@@ -362,7 +362,7 @@ actor DeviceRig {
                 continuation.resume(returning: Result {
                     // A build directory of its own: `swift test` holds the lock on .build while it runs.
                     try run("/usr/bin/env", ["RIG_SCRATCH_PATH=\(root)/.build/device-rig",
-                                              root + "/Tests/DeviceRig/run-device-tests", "-t", "600", "-o", directory, "device-tests"])
+                                              root + "/Tests/DeviceRig/run-device-tests", "-t", "720", "-o", directory, "device-tests"])
                 })
             }.start()
         }

@@ -151,6 +151,8 @@ struct PressureFixture {
         #expect(queue.offer(16))
         #expect([queue.pop(), queue.pop(), queue.pop(), queue.pop()] == [10, 12, 14, 16])
         #expect(queue.thin { _, _ in false } == 0, "an empty queue has nothing to thin")
+        #expect(queue.newest == nil)
+        #expect(queue.offer(20) && queue.offer(21) && queue.newest == 21)
     }
 
     @Test func liveViewsGiveWayFirstAndComeBackLast() async {
@@ -190,7 +192,7 @@ struct PressureFixture {
 
 extension RealTimeMetadataTestGroup {
     /// A session reads a fixture tree that heats up and cools down: the levels walk up and
-    /// down, and a recording that degrades steps its frame rate evenly and back.
+    /// down, and a recording that degrades steps its frame rate evenly and back, or finishes.
     @Suite(.serialized) struct SystemPressureSessionTests {
         /// A running session on the fixture with a degrading recording output.
         func start(_ fixture: PressureFixture) async throws -> (CaptureSession, MovieFileOutput) {
@@ -236,10 +238,6 @@ extension RealTimeMetadataTestGroup {
             let half = await next(&steps) { $0.change == .recordingFrameRate(divisor: 2) }
             #expect(half?.reason.contains(.systemTemperature) == true && half?.pressure.level == .serious, "\(String(describing: half))")
             await recordOneSecondMore()
-            try fixture.setTemperature(96_000)
-            let third = await next(&steps) { $0.change == .recordingFrameRate(divisor: 3) }
-            #expect(third?.pressure.level == .critical, "\(String(describing: third))")
-            await recordOneSecondMore()
             try fixture.setTemperature(40_000)
             let back = await next(&steps) { $0.change == .recordingFrameRate(divisor: 1) }
             #expect(back != nil && back?.isRelief == true, "the recording never came back to its full rate")
@@ -252,18 +250,19 @@ extension RealTimeMetadataTestGroup {
             watcher.cancel()
             levels = await watcher.value
             #expect(result.isPlayable && result.plannedDroppedFrameCount > 0 && result.unplannedDroppedFrameCount == 0, "\(result)")
-            #expect(levels.starts(with: [.nominal, .serious, .critical]) && levels.last == .nominal, "levels \(levels)")
+            #expect(levels.starts(with: [.nominal, .serious]) && levels.last == .nominal, "levels \(levels)")
             // Every interval one, two or three frames long: never a random hole.
             let times = try packetTimes(path)
             let intervals = zip(times, times.dropFirst()).map { ($1 - $0) * 30 }
             #expect(intervals.allSatisfy { abs($0 - $0.rounded()) < 0.05 && (1...3).contains($0.rounded()) },
                     "intervals in frames: \(intervals.map { String(format: "%.2f", $0) })")
-            #expect(intervals.contains { $0.rounded() == 2 } && intervals.contains { $0.rounded() == 3 })
+            #expect(intervals.contains { $0.rounded() == 2 })
             #expect(intervals.suffix(15).allSatisfy { $0.rounded() == 1 }, "back at the full rate at the end: \(intervals.suffix(15))")
             print("pressure steps: \(result); levels \(levels)")
         }
 
-        @Test func aCriticalTripPointFinishesTheRecording() async throws {
+        /// Within 5 °C of the critical trip point (past hot): the movie is finished, playable.
+        @Test func aCriticalLevelFinishesTheRecording() async throws {
             let fixture = try PressureFixture()
             defer { fixture.directory.cleanUp() }
             let (session, output) = try await start(fixture)
@@ -271,20 +270,20 @@ extension RealTimeMetadataTestGroup {
             let path = fixture.directory.file("shutdown.mov")
             try await output.startRecording(to: path)
             #expect(await eventually { output.recordedDuration >= .seconds(1) })
-            try fixture.setTemperature(100_500)
+            try fixture.setTemperature(96_000)
             let finished = await next(&steps) { $0.change == .recordingFinished }
-            #expect(finished?.pressure.level == .shutdown, "\(String(describing: finished))")
-            #expect(await eventually { !output.isRecording }, "the recording goes on at a critical trip point")
+            #expect(finished?.pressure.level == .critical, "\(String(describing: finished))")
+            #expect(await eventually { !output.isRecording }, "the recording goes on at a critical level")
             let result = try #require(await output.stopRecording())
             await session.stopRunning()
             #expect(result.isPlayable && result.error?.code == .systemPressureShutdown, "\(result)")
             #expect(try run("ffprobe", ["-v", "error", path]).status == 0)
         }
 
-        /// A 1080p30 `medium` recording beside a live view, with a second encode (ffmpeg) started
-        /// and stopped during it: the live view gives way first, no frame is lost at random (the
-        /// frames left out are evenly spaced), and the full rate is back within 10 s of the load
-        /// going.
+        /// A 720p30 `medium` recording beside a live view, with a bigger neighbour (an ffmpeg
+        /// encode five nice levels up) started and stopped during it: the live view gives way
+        /// first, no frame is lost at random (the frames left out are evenly spaced), and the
+        /// full rate is back within 10 s of the load going.
         @Test func aLoadThatComesAndGoesCostsEvenStepsOnly() async throws {
             let directory = try TemporaryDirectory()
             defer { directory.cleanUp() }
@@ -325,7 +324,11 @@ extension RealTimeMetadataTestGroup {
             #expect(result.isPlayable && result.unplannedDroppedFrameCount == 0, "\(result)")
             let times = try packetTimes(path)
             let intervals = zip(times, times.dropFirst()).map { (($1 - $0) * 30).rounded() }
-            #expect(intervals.allSatisfy { (1...3).contains($0) }, "random holes: \(intervals.filter { !(1...3).contains($0) })")
+            // One, two or three frames apart; six once at each step from one in two to one in
+            // three that thinned the queue (frames two apart cannot be three apart).
+            let toThird = taken.filter { $0.0.change == .recordingFrameRate(divisor: 3) }.count
+            #expect(intervals.allSatisfy { [1, 2, 3, 6].contains($0) } && intervals.filter { $0 == 6 }.count <= toThird,
+                    "random holes: \(intervals.filter { !(1...3).contains($0) }), \(toThird) steps to one in three")
             let seconds = { (duration: Duration) in Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18 }
             // The movie is back at every frame from at most 10 s after the load went.
             let lastStep = Array(zip(times, intervals)).last { $0.1 > 1 }?.0 ?? 0

@@ -77,6 +77,11 @@ package final class BoundedQueue<Element>: @unchecked Sendable {
         return element
     }
 
+    /// The newest element waiting, without removing it.
+    package var newest: Element? {
+        lock.withLock { count > 0 ? buffer[(head + count - 1) % capacity] : nil }
+    }
+
     /// Keeps the oldest element and those after it that `keep` accepts given the oldest, in
     /// order, dropping the rest; returns how many were dropped. Producers waiting for room wake.
     package func thin(_ keep: (_ oldest: Element, _ element: Element) -> Bool) -> Int {

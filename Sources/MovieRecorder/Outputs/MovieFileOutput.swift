@@ -298,8 +298,8 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
     /// When the recording falls behind (frames wait for the encoder or are lost) or a thermal
     /// zone nears its trip point, the session's live views give way first (half their frame
     /// rate, then no pictures), then the recording keeps every second frame, then every third,
-    /// evenly and with true timestamps, instead of losing frames at random. At a critical trip
-    /// point the movie is finished (``RecordingError/Code/systemPressureShutdown``). Each step
+    /// evenly and with true timestamps, instead of losing frames at random. At a critical
+    /// thermal level the movie is finished (``RecordingError/Code/systemPressureShutdown``). Each step
     /// is undone once the encoder has room to spare again; ``CaptureSession/degradationSteps()``
     /// lists them and ``RecordingResult/plannedDroppedFrameCount`` counts the frames left out.
     /// A step is taken only for the recording's own lag or for heat, never because the CPU is

@@ -38,8 +38,9 @@ public struct RecordingError: Error, Hashable, Sendable, CustomStringConvertible
         public static let maximumFileSizeReached = Code("maximumFileSizeReached")
         /// The disk's free space fell below ``MovieFileOutput/minFreeDiskSpaceLimit``.
         public static let minimumFreeDiskSpaceReached = Code("minimumFreeDiskSpaceReached")
-        /// A thermal zone passed its critical trip point: the recording was finished before
-        /// the system shuts down (``MovieFileOutput/degradesUnderPressure``).
+        /// A thermal zone came close to its critical trip point (the level
+        /// ``SystemPressureState/Level/critical``): the recording was finished before the system
+        /// shuts down (``MovieFileOutput/degradesUnderPressure``).
         public static let systemPressureShutdown = Code("systemPressureShutdown")
     }
 

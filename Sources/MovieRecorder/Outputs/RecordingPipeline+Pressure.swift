@@ -5,13 +5,14 @@ import MovieCapture
 // `degradesUnderPressure` steps its frame rate evenly (a live view giving way first) and
 // finishes before a thermal shutdown.
 extension RecordingPipeline {
-    /// Keeps the divisor at or above what heat and power allow now: 2 at a serious thermal
-    /// level, 3 at critical; finishes the recording at shutdown.
+    /// Keeps the divisor at or above what heat and power allow now: 2 from a serious thermal
+    /// level; finishes the recording from critical (past a zone's hot trip point, or within
+    /// 5 °C of its critical one).
     func followThermalFloor() {
         guard settings.degradesUnderPressure, let pressure else { return }
         let level = pressure.thermalLevel
-        if level == .shutdown { finishBeforeShutdown(pressure) }
-        let floor = level >= .critical ? 3 : level >= .serious ? 2 : 1
+        if level >= .critical { finishBeforeShutdown(pressure) }
+        let floor = level >= .serious ? 2 : 1
         let now = MonotonicClock.now()
         let stepped: Int? = state.withLock { s in
             s.pressureFloor = floor
@@ -34,15 +35,18 @@ extension RecordingPipeline {
     }
 
     /// The encoder's queue was full when `item` came. With a step left, it is taken now and the
-    /// queued frames are thinned to it from the oldest on, so the frames left out are evenly
-    /// spaced instead of a hole; the item goes in if the new step keeps it. Extras are not
-    /// asked first here: their relief would come too late for this frame.
+    /// queued frames are thinned to the new step from the oldest on, so the frames left out are
+    /// evenly spaced instead of a hole; the item goes in if the new step keeps it. (Frames two
+    /// apart thinned to three apart leave one gap of six frames: the price of the room the
+    /// queue needs at once.)
+    /// Extras are not asked first here: their relief would come too late for this frame.
     func overflowed(_ item: FrameItem) -> FrameOutcome {
         let now = MonotonicClock.now()
-        let next: Int? = state.withLock { s in
-            s.governor.isEnabled && s.governor.divisor < FrameRateGovernor.deepest ? s.governor.divisor + 1 : nil
+        let current: Int? = state.withLock { s in
+            s.governor.isEnabled && s.governor.divisor < FrameRateGovernor.deepest ? s.governor.divisor : nil
         }
-        guard let next else { return .lost }
+        guard let current else { return .lost }
+        let next = current + 1
         var anchor = item.sequence
         let thinned = frames.thin { oldest, queued in
             anchor = oldest.sequence
@@ -79,8 +83,8 @@ extension RecordingPipeline {
         }
     }
 
-    /// Finishes the movie while it can still be finished: a thermal zone passed its critical
-    /// trip point, where the kernel powers off.
+    /// Finishes the movie while it can still be finished: a thermal zone is close to its
+    /// critical trip point, where the kernel powers off.
     private func finishBeforeShutdown(_ pressure: PressureCoordinator) {
         let first = state.withLock { !$0.stopping }
         guard first else { return }

@@ -89,10 +89,13 @@ extension PhotoOutput {
         return result
     }
 
-    /// Writes the proxy and returns it in its turn; the full photo follows on its own task.
+    /// Writes the proxy and returns it in its turn; the full photo follows on its own task,
+    /// once the session's recordings are not under pressure (at most a minute later).
     private func deliverDeferred(_ job: PhotoJob, _ ticket: UInt64) async throws -> PhotoResult {
         let proxy = try await runOnDedicatedThread(name: "movrec-photo") { () throws(PhotoError) in try job.writeProxy() }
+        let pressure = state.withLock { $0.sources?.pressure }
         Task {
+            await pressure?.waitForRelief(atMost: .seconds(60))
             let event: Event
             do {
                 let final = try await runOnDedicatedThread(name: "movrec-photo") { () throws(PhotoError) in

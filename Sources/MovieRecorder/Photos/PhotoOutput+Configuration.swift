@@ -94,6 +94,9 @@ extension PhotoOutput {
     /// to at most 640 pixels on its longer side, with the final metadata, already on disk — as
     /// soon as the frame is chosen; the full photo then replaces it in one rename, reported by
     /// ``Event/didFinishDeferredPhoto(_:)``. Off by default. A crash in between leaves the proxy.
+    /// While a recording of the session gives way under pressure
+    /// (``MovieFileOutput/degradesUnderPressure``), the full photo waits until it has its frames
+    /// back, at most a minute.
     public var isAutoDeferredPhotoDeliveryEnabled: Bool {
         get { state.withLock { $0.deferred } }
         set { state.withLock { $0.deferred = newValue } }

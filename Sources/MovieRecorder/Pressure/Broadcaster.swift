@@ -19,7 +19,7 @@ final class Broadcaster<Value: Sendable>: Sendable {
     }
 
     /// A new listener's stream, starting with `first` when given; it ends when the caller
-    /// stops iterating or at ``finish()``.
+    /// stops iterating.
     func listen(startingWith first: Value? = nil) -> AsyncStream<Value> {
         let (stream, continuation) = AsyncStream.makeStream(of: Value.self, bufferingPolicy: .bufferingNewest(buffered))
         if let first { continuation.yield(first) }

@@ -3,7 +3,7 @@
 ///
 /// The extras give way first: the live view's frame rate is halved, then its pictures stop.
 /// Then the recording keeps every second frame, then every third, evenly, with true
-/// timestamps. At ``SystemPressureState/Level/shutdown`` the recording is finished. Steps are
+/// timestamps. From ``SystemPressureState/Level/critical`` for heat the recording is finished. Steps are
 /// undone in the reverse order once the recording keeps up with room to spare.
 public struct DegradationStep: Sendable, Hashable, CustomStringConvertible {
     /// What changed.
@@ -14,7 +14,7 @@ public struct DegradationStep: Sendable, Hashable, CustomStringConvertible {
         case liveViewPaused(Bool)
         /// The recording keeps one frame in `divisor`, evenly spaced (1: every frame again).
         case recordingFrameRate(divisor: Int)
-        /// The recording was finished before the system stops it.
+        /// The recording was finished before the system stops it (a critical thermal level).
         case recordingFinished
     }
 

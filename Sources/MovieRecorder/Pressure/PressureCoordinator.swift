@@ -39,6 +39,8 @@ final class PressureCoordinator: Sendable {
     private let stopping = Atomic<Bool>(false)
     let states = Broadcaster<SystemPressureState>(buffered: 8)
     let steps = Broadcaster<DegradationStep>(buffered: 64)
+    /// Whether a step is in force, after every change: what deferred work waits on.
+    private let shedding = Broadcaster<Bool>(buffered: 1)
 
     init(root: String = "/", interval: UInt64 = 1_000_000_000, fallDelay: UInt64 = 10_000_000_000) {
         self.root = root
@@ -91,11 +93,31 @@ final class PressureCoordinator: Sendable {
         let changed: SystemPressureState? = state.withLock { s in
             if let earlier = s.cpuSample, let cpu { s.cpuUsage = CPUUsage.between(earlier, cpu) }
             s.cpuSample = cpu
-            let stepped = s.divisors.values.contains { $0 > 1 } || s.extras.contains { ($0.control?.step ?? 0) > 0 }
+            let stepped = Self.isStepped(s)
             let lag: SystemPressureState.Level = now < s.lagUntil ? .serious : stepped ? .fair : .nominal
             return s.gauge.update(SystemPressureGauge.signals(readings, recordingLag: lag), at: now)
         }
         if let changed { states.send(changed) }
+    }
+
+    /// Whether a recording keeps fewer frames or a live view gives way now.
+    var isStepped: Bool { state.withLock { Self.isStepped($0) } }
+
+    private static func isStepped(_ s: State) -> Bool {
+        s.divisors.values.contains { $0 > 1 } || s.extras.contains { ($0.control?.step ?? 0) > 0 }
+    }
+
+    /// Returns once no step is in force, or after `limit`: deferred work (a photo's full-size
+    /// encode) gives way to a recording under pressure, but never for long.
+    func waitForRelief(atMost limit: Duration) async {
+        let changes = shedding.listen()  // before the check, so a change in between is heard
+        guard isStepped else { return }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { for await stepped in changes where !stepped { return } }
+            group.addTask { try? await Task.sleep(for: limit) }
+            await group.next()
+            group.cancelAll()
+        }
     }
 
     /// A recording fell behind at `now`: frames waited for its encoder or were dropped.
@@ -128,7 +150,7 @@ final class PressureCoordinator: Sendable {
             let change: DegradationStep.Change = control.step == 1 ? .liveViewFrameRate(divisor: 2) : .liveViewPaused(true)
             return DegradationStep(change: change, reason: reason, pressure: s.gauge.state)
         }
-        if let step { steps.send(step) }
+        if let step { send(step) }
         return step != nil
     }
 
@@ -140,7 +162,7 @@ final class PressureCoordinator: Sendable {
             let change: DegradationStep.Change = control.step == 0 ? .liveViewFrameRate(divisor: 1) : .liveViewPaused(false)
             return DegradationStep(change: change, reason: [], pressure: s.gauge.state)
         }
-        if let step { steps.send(step) }
+        if let step { send(step) }
         return step != nil
     }
 
@@ -155,6 +177,13 @@ final class PressureCoordinator: Sendable {
             return change.map { DegradationStep(change: $0, reason: reason, pressure: s.gauge.state) }
         }
         if let step { steps.send(step) }
+        shedding.send(isStepped)
+    }
+
+    /// Publishes a step and whether any is in force now.
+    private func send(_ step: DegradationStep) {
+        steps.send(step)
+        shedding.send(isStepped)
     }
 
     /// The level heat and power set (not CPU contention or lag): what a recording's frame

@@ -9,11 +9,10 @@ final class AudioLevelPublisher: Sendable {
     private struct State {
         var meter: AudioLevelMeter?
         var levels: [AudioChannelLevel] = []
-        var listeners: [Int: AsyncStream<[AudioChannelLevel]>.Continuation] = [:]
-        var nextListener = 0
     }
 
     private let state = LockedValue(State())
+    private let listeners = Broadcaster<[AudioChannelLevel]>(buffered: 1)
 
     /// The newest reading, one level per channel; empty while no audio input runs.
     var levels: [AudioChannelLevel] { state.withLock { $0.levels } }
@@ -28,24 +27,15 @@ final class AudioLevelPublisher: Sendable {
 
     /// Measures one buffer and tells the listeners.
     func measure(_ buffer: AudioBuffer) {
-        let (levels, listeners) = state.withLock { s -> ([AudioChannelLevel], [AsyncStream<[AudioChannelLevel]>.Continuation]) in
-            guard var meter = s.meter else { return ([], []) }
+        let levels: [AudioChannelLevel]? = state.withLock { s in
+            guard var meter = s.meter else { return nil }
             s.levels = meter.measure(buffer)
             s.meter = meter
-            return (s.levels, Array(s.listeners.values))
+            return s.levels
         }
-        for listener in listeners { listener.yield(levels) }
+        if let levels { listeners.send(levels) }
     }
 
     /// A stream of readings that keeps only the newest; it ends when the caller stops iterating.
-    func updates() -> AsyncStream<[AudioChannelLevel]> {
-        let (stream, continuation) = AsyncStream.makeStream(of: [AudioChannelLevel].self, bufferingPolicy: .bufferingNewest(1))
-        let id = state.withLock { s in
-            defer { s.nextListener += 1 }
-            s.listeners[s.nextListener] = continuation
-            return s.nextListener
-        }
-        continuation.onTermination = { [weak self] _ in _ = self?.state.withLock { $0.listeners.removeValue(forKey: id) } }
-        return stream
-    }
+    func updates() -> AsyncStream<[AudioChannelLevel]> { listeners.listen() }
 }
