@@ -90,18 +90,11 @@ package struct PressureReadings: Sendable, Equatable {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1024)
         while bytes.count < 16_384 {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { if count < 0 { return nil }; break }
+            let result = SystemCall.retrying { chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) } }
+            guard case .success(let count) = result else { return nil }
+            guard count > 0 else { break }
             bytes += chunk[0..<count]
         }
-        return String(decoding: bytes, as: UTF8.self).trimmingWhitespace
-    }
-}
-
-extension String {
-    fileprivate var trimmingWhitespace: String {
-        let characters = drop { $0.isWhitespace }
-        return String(characters.reversed().drop { $0.isWhitespace }.reversed())
+        return trimmingSysfsWhitespace(String(decoding: bytes, as: UTF8.self))
     }
 }
