@@ -147,10 +147,27 @@ func ffprobeStreams(_ path: String) throws -> [ProbedStream] {
 /// output rate: a camera's timestamps jitter, and ffmpeg may guess a rate such as 300 fps from
 /// them and then drop frames that fall into the same output slot.
 func decodeAllFrames(_ path: String) throws -> (videoFrames: Int, errors: String) {
+    let decoded = try decodeAllFramesTimed(path)
+    return (decoded.videoFrames, decoded.errors)
+}
+
+/// Decodes every video frame of `path` with ffmpeg, as ``decodeAllFrames(_:)`` does, and also
+/// returns where the last decoded frame ends on the movie's timeline, in seconds (0 without frames):
+/// the span a recording kept even when it dropped frames or lowered its frame rate.
+func decodeAllFramesTimed(_ path: String) throws -> (videoFrames: Int, end: Double, errors: String) {
     let result = try run("ffmpeg", ["-nostdin", "-v", "error", "-i", path, "-map", "0:v:0", "-fps_mode", "passthrough",
                                     "-f", "framecrc", "-"])
-    let frames = result.output.split(separator: "\n").filter { !$0.hasPrefix("#") && !$0.isEmpty }.count
-    return (frames, result.status == 0 ? result.error : "exit \(result.status): \(result.error)")
+    let lines = result.output.split(separator: "\n")
+    let frames = lines.filter { !$0.hasPrefix("#") && !$0.isEmpty }
+    // "#tb 0: 1/30" names the time base; each frame is "stream, dts, pts, duration, size, crc".
+    let base = lines.first { $0.hasPrefix("#tb 0:") }?.dropFirst(6).split(separator: "/")
+        .compactMap { Double($0.trimmingCharacters(in: .whitespaces)) } ?? []
+    let fields = frames.last?.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } ?? []
+    var end = 0.0
+    if base.count == 2, base[1] > 0, fields.count >= 4, let pts = Double(fields[2]), let duration = Double(fields[3]) {
+        end = (pts + duration) * base[0] / base[1]
+    }
+    return (frames.count, end, result.status == 0 ? result.error : "exit \(result.status): \(result.error)")
 }
 
 /// The markers of a JPEG's header segments after SOI, up to the start of scan.
