@@ -111,7 +111,7 @@ struct PressureFixture {
         #expect(governor.lagged(at: 1_100_000_000) == nil, "steps are half a second apart")
         #expect(governor.stepUp(at: 1_100_000_000, anchor: 6) == 2)
         #expect((6..<12).map { governor.keeps($0) } == [true, false, true, false, true, false])
-        // A full queue steps at once, whatever the spacing, counting from the oldest queued frame.
+        // A full queue steps at once, whatever the spacing, counting from the anchor given.
         #expect(governor.overflowed(at: 1_200_000_000, anchor: 13) == 3)
         #expect((13..<19).map { governor.keeps($0) } == [true, false, false, true, false, false])
         #expect(governor.stepUp(at: 3_000_000_000, anchor: 20) == nil, "one frame in three is the deepest step")
@@ -142,6 +142,17 @@ struct PressureFixture {
         #expect(off.lagged(at: 1_000_000_000) == nil && off.overflowed(at: 1_000_000_000, anchor: 0) == nil)
     }
 
+    @Test func aQueueWithAReserveTakesFramesUpToItsLimitUnlessTold() {
+        let queue = BoundedQueue<Int>(capacity: 6)
+        for value in 10..<14 { #expect(queue.offer(value, limit: 4)) }
+        #expect(!queue.offer(14, limit: 4), "the usual room is full")
+        #expect(queue.offer(14) && queue.offer(15))
+        #expect(!queue.offer(16), "the reserve is full too")
+        #expect(!queue.offer(16, limit: 10), "a limit above the capacity is the capacity")
+        #expect((0..<6).map { _ in queue.pop() } == [10, 11, 12, 13, 14, 15])
+        #expect(queue.isEmpty)
+    }
+
     @Test func thinningKeepsTheOldestAndEveryNthAfterIt() {
         let queue = BoundedQueue<Int>(capacity: 6)
         for value in 10..<16 { #expect(queue.offer(value)) }
@@ -151,8 +162,6 @@ struct PressureFixture {
         #expect(queue.offer(16))
         #expect([queue.pop(), queue.pop(), queue.pop(), queue.pop()] == [10, 12, 14, 16])
         #expect(queue.thin { _, _ in false } == 0, "an empty queue has nothing to thin")
-        #expect(queue.newest == nil)
-        #expect(queue.offer(20) && queue.offer(21) && queue.newest == 21)
     }
 
     @Test func liveViewsGiveWayFirstAndComeBackLast() async {
@@ -324,11 +333,8 @@ extension RealTimeMetadataTestGroup {
             #expect(result.isPlayable && result.unplannedDroppedFrameCount == 0, "\(result)")
             let times = try packetTimes(path)
             let intervals = zip(times, times.dropFirst()).map { (($1 - $0) * 30).rounded() }
-            // One, two or three frames apart; six once at each step from one in two to one in
-            // three that thinned the queue (frames two apart cannot be three apart).
-            let toThird = taken.filter { $0.0.change == .recordingFrameRate(divisor: 3) }.count
-            #expect(intervals.allSatisfy { [1, 2, 3, 6].contains($0) } && intervals.filter { $0 == 6 }.count <= toThird,
-                    "random holes: \(intervals.filter { !(1...3).contains($0) }), \(toThird) steps to one in three")
+            // One, two or three frames apart: never a hole, not even where a step was taken.
+            #expect(intervals.allSatisfy { (1...3).contains($0) }, "random holes: \(intervals.filter { !(1...3).contains($0) })")
             let seconds = { (duration: Duration) in Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18 }
             // The movie is back at every frame from at most 10 s after the load went.
             let lastStep = Array(zip(times, intervals)).last { $0.1 > 1 }?.0 ?? 0
@@ -337,6 +343,28 @@ extension RealTimeMetadataTestGroup {
                 #expect(first.0.change == .liveViewFrameRate(divisor: 2), "the live view gives way first: \(taken.map(\.0))")
             }
             print("load came and went: \(result); steps \(taken.map { "\($0.0)" }); load \(seconds(loadOn))–\(seconds(loadOff)) s")
+        }
+
+        /// The issue's case: `movrec record` at 1080p30 with x264's `slow` preset, which two
+        /// cores cannot sustain (without steps it loses about a third of the frames in holes of
+        /// up to half a second). With movrec's default degradation it steps to every second,
+        /// then every third frame and loses none at random: every interval in the movie is one,
+        /// two or three frames, and the result line says so.
+        @Test func anEncoderThatCannotKeepUpStepsEvenlyInMovrec() throws {
+            let directory = try TemporaryDirectory()
+            defer { directory.cleanUp() }
+            let path = directory.file("slow.mov")
+            let result = try run(movrecPath(), ["record", path, "--video", "testsrc", "--size", "1920x1080", "--fps", "30",
+                                                "--preset", "slow", "--audio", "none", "--duration", "10", "--quiet"])
+            let said = result.output + result.error
+            #expect(result.status == 0, "\(said)")
+            #expect(said.contains("movrec: under pressure: recording frame rate 1/2"), "\(said)")
+            #expect(said.contains(" planned, 0 unplanned)"), "frames lost at random: \(said)")
+            let times = try packetTimes(path)
+            let intervals = zip(times, times.dropFirst()).map { (($1 - $0) * 30).rounded() }
+            #expect(times.count > 100 && intervals.allSatisfy { (1...3).contains($0) },
+                    "\(times.count) frames; holes: \(intervals.filter { !(1...3).contains($0) })")
+            print("encoder that cannot keep up: \(said.split(separator: "\n").last { $0.contains("dropped") } ?? "")")
         }
 
         /// The presentation times of the video packets, in seconds, in order.

@@ -38,6 +38,16 @@ package final class BoundedQueue<Element>: @unchecked Sendable {
         }
     }
 
+    /// Adds an element if fewer than `limit` (at most the capacity) are waiting: a queue that
+    /// usually holds fewer than it can, with the rest kept for moments its producer chooses.
+    package func offer(_ element: Element, limit: Int) -> Bool {
+        lock.withLock {
+            guard !closed, count < min(limit, capacity) else { return false }
+            append(element)
+            return true
+        }
+    }
+
     /// Adds an element, waiting for room; returns false when the queue is closed.
     @discardableResult
     package func push(_ element: Element) -> Bool {
@@ -75,11 +85,6 @@ package final class BoundedQueue<Element>: @unchecked Sendable {
         count -= 1
         lock.broadcast()
         return element
-    }
-
-    /// The newest element waiting, without removing it.
-    package var newest: Element? {
-        lock.withLock { count > 0 ? buffer[(head + count - 1) % capacity] : nil }
     }
 
     /// Keeps the oldest element and those after it that `keep` accepts given the oldest, in

@@ -34,21 +34,21 @@ extension RecordingPipeline {
         _ = pressure?.shedExtra(reason: .recordingLag)
     }
 
-    /// The encoder's queue was full when `item` came. With a step left, it is taken now and the
-    /// queued frames are thinned to the new step from the oldest on, so the frames left out are
-    /// evenly spaced instead of a hole; the item goes in if the new step keeps it. (Frames two
-    /// apart thinned to three apart leave one gap of six frames: the price of the room the
-    /// queue needs at once.)
+    /// The queue's usual room was full when `item` came. With a step left, it is taken at once.
+    /// From every frame to every second, the queued frames are thinned to the new step from the
+    /// oldest on, which makes room at once with every interval two frames. From every second
+    /// to every third, frames two apart cannot be thinned to three apart without a six-frame
+    /// hole, so they stay, the new step counts from `item`, and `item` goes into the queue's
+    /// reserve, as every frame that finds the room full at the deepest step does.
     /// Extras are not asked first here: their relief would come too late for this frame.
     func overflowed(_ item: FrameItem) -> FrameOutcome {
         let now = MonotonicClock.now()
-        let current: Int? = state.withLock { s in
-            s.governor.isEnabled && s.governor.divisor < FrameRateGovernor.deepest ? s.governor.divisor : nil
-        }
-        guard let current else { return .lost }
+        let (enabled, current) = state.withLock { ($0.governor.isEnabled, $0.governor.divisor) }
+        guard enabled else { return .lost }
+        guard current < FrameRateGovernor.deepest else { return keepInReserve(item) }
         let next = current + 1
         var anchor = item.sequence
-        let thinned = frames.thin { oldest, queued in
+        let thinned = current > 1 ? 0 : frames.thin { oldest, queued in
             anchor = oldest.sequence
             return queued.startsSegment != nil || (queued.sequence - oldest.sequence) % next == 0
         }
@@ -65,7 +65,25 @@ extension RecordingPipeline {
             MovieRecorderLogging.log(.notice, "recording", "behind: keeping one frame in \(stepped), \(thinned) queued frames left out")
         }
         guard keeps else { return .leftOut }
-        return frames.offer(item) ? .queued : .lost
+        return frames.offer(item, limit: Self.liveFrameLimit) ? .queued : keepInReserve(item)
+    }
+
+    /// Puts a copy of `item` into the queue's reserve, the room past ``liveFrameLimit``: the
+    /// encoder's stalls (x264 filling its lookahead at a slow preset takes over half a second)
+    /// then cost no frame while a step takes hold, and the camera's buffers stay free. Lost
+    /// only when the reserve too is full.
+    private func keepInReserve(_ item: FrameItem) -> FrameOutcome {
+        let format = video.format
+        let reserve = frameReserve.withLock { pool in
+            let made = pool ?? PixelBufferPool(bufferSize: format.pixelFormat.byteCount(width: format.width, height: format.height),
+                                               count: frames.capacity)
+            pool = made
+            return made
+        }
+        guard let copy = item.frame.copied(into: reserve) else { return .lost }
+        var owned = item
+        owned.frame = copy
+        return frames.offer(owned) ? .queued : .lost
     }
 
     /// The encoding thread encoded a frame: with room to spare, a step is given back.
@@ -98,3 +116,4 @@ extension RecordingPipeline {
         pressure?.recording(ObjectIdentifier(self), changed: nil, reason: [])
     }
 }
+

@@ -15,8 +15,10 @@ import Synchronization
 /// (``AudioTrackTimeline``) and, for AAC, encodes it; so neither the capture thread nor the
 /// writing thread ever waits for the AAC encoder.
 ///
-/// Live frames are offered: when the encoder is behind and the frame queue is full, the frame
-/// is dropped and counted, so capture never stalls and memory never grows. Frames from files
+/// Live frames are offered: when the encoder is behind and the frame queue's usual room is
+/// full, the frame is dropped and counted (or, under ``Settings/degradesUnderPressure``, a
+/// frame-rate step is taken and the frame copied into the queue's reserve), so capture never
+/// stalls and memory never grows past the queue's eight frames. Frames from files
 /// wait instead. Encoded samples and audio wait for room in the writing queue (back-pressure):
 /// a stalled disk slows capture into counted drops and ALSA overruns rather than unbounded
 /// memory. The writing thread alone touches the movie writers.
@@ -35,6 +37,12 @@ final class RecordingPipeline: Sendable {
     /// Frames for the encoder, each with its capture time on the recording's timeline (pauses
     /// taken out) and, for the first frame of a new segment, that segment's index.
     let frames: BoundedQueue<FrameItem>
+    /// How many live frames the queue takes as they come; the rest of its room takes only
+    /// copies, at the deepest frame-rate step (``keepInReserve(_:)``), so queued frames never
+    /// hold more of a camera's buffers than this.
+    static let liveFrameLimit = 4
+    /// The buffers those copies go into, made the first time one is needed.
+    let frameReserve = LockedValue<PixelBufferPool?>(nil)
     let writing = BoundedQueue<WriterItem>(capacity: 96)
     /// Audio buffers (timestamps on the recording's timeline) for the audio thread.
     let audioInput = BoundedQueue<AudioItem>(capacity: 64)
@@ -118,7 +126,7 @@ final class RecordingPipeline: Sendable {
         let rate = video.format.frameRate
         frameDurationNanoseconds = 1_000_000_000 * UInt64(rate.seconds) / UInt64(rate.frames)
         timescale = rate.timescale
-        frames = BoundedQueue(capacity: video.isLive ? 4 : 8)
+        frames = BoundedQueue(capacity: 8)
         do {
             encoder = try makeVideoEncoder(format: video.format, timescale: timescale, settings: settings.encoder)
         } catch let error as EncoderError {
@@ -209,7 +217,7 @@ final class RecordingPipeline: Sendable {
             // A live frame is dropped when the encoder is behind, but never one that starts a
             // segment: the switch is already made at it.
             let offered = video.isLive && startsSegment == nil
-            var outcome: FrameOutcome = (offered ? frames.offer(item) : frames.push(item)) ? .queued : .lost
+            var outcome: FrameOutcome = (offered ? frames.offer(item, limit: Self.liveFrameLimit) : frames.push(item)) ? .queued : .lost
             if outcome == .lost, offered { outcome = overflowed(item) }
             state.withLock { s in
                 switch outcome {
@@ -220,7 +228,7 @@ final class RecordingPipeline: Sendable {
             }
             if outcome == .queued { videoProgressed.wake() }
             // Behind: the frame was lost, or it is the last the queue has room for.
-            if video.isLive, outcome != .queued || frames.waiting >= frames.capacity - 1 { fellBehind() }
+            if video.isLive, outcome != .queued || frames.waiting >= Self.liveFrameLimit - 1 { fellBehind() }
         }
     }
 
