@@ -74,7 +74,7 @@ let package = Package(
         // audio resampled through libsamplerate to follow a microphone's clock.
         .target(
             name: "MovieEncoding",
-            dependencies: ["MovieContainer", "MoviePlatform", "MovieCapture", "CX264", "CX265", "CTurboJPEG", "CAVCodec", "CSampleRate", "CHeif"],
+            dependencies: ["MovieContainer", "MoviePlatform", "MovieCapture", "CX264", "CX265", "CV4L2", "CTurboJPEG", "CAVCodec", "CSampleRate", "CHeif"],
             swiftSettings: strict
         ),
         // The AVFoundation-shaped API: session, outputs, rotation, file editing.

@@ -6,12 +6,13 @@ import MovieRecorder
 import Glibc
 #endif
 
-/// `movrec devices`: cameras and microphones.
+/// `movrec devices`: cameras, hardware encoders and microphones.
 enum DevicesCommand {
     static let usage = """
         devices
             List cameras with their formats, sizes and frame rates and their controls (ranges,
-            defaults, values, flags), and microphones.
+            defaults, values, flags), hardware encoders (V4L2 memory-to-memory devices: what they
+            make and take; `record --encoder DEVICE`), and microphones.
         """
 }
 
@@ -27,6 +28,10 @@ func devices(_ args: inout Arguments) throws -> Int32 {
         if !controls.isEmpty { print("    controls:") }
         for control in controls { print("      " + control.description) }
     }
+    let encoders = VideoEncoderDevice.devices()
+    print("encoders:")
+    if encoders.isEmpty { print("  (none: no V4L2 memory-to-memory encoder; recordings use x264 or x265)") }
+    for encoder in encoders { print("  " + encoder.description) }
     let microphones = ALSAMicrophone.devices()
     print("microphones:")
     if microphones.isEmpty { print("  (none found by ALSA)") }

@@ -10,7 +10,7 @@ enum RecordCommand {
     static let usage = """
         record OUT.mov [--video DEVICE|testsrc|FILE.y4m|FILE.yuyv|FILE.mjpeg] [--audio DEVICE|tone|FILE.wav|none]
                [--size WxH] [--fps N[/D]] [--rotation A] [--mirror] [--duration S] [--overwrite]
-               [--codec h264|hevc] [--preset P] [--tune T] [--profile P] [--crf N | --bitrate KBITS] [--keyint N]
+               [--codec h264|hevc] [--encoder auto|software|DEVICE] [--preset P] [--tune T] [--profile P] [--crf N | --bitrate KBITS] [--keyint N]
                [--bframes N] [--threads N] [--x264-params k=v:k=v | --x265-params k=v:k=v] [--quiet]
                [--audio-codec aac|lpcm] [--audio-bitrate KBITS] [--no-clock-correction] [--degrade|--no-degrade] [--sync-marks] [--tone-drift PPM]
                [--segment-duration S] [--segment-size BYTES[K|M|G]] [--strftime] [--segment-on-rotation]
@@ -30,7 +30,11 @@ enum RecordCommand {
             kbit/s for stereo, 64 for mono) into a QuickTime movie from a V4L2 camera (default
             /dev/video0), the test pattern, a Y4M file or recorded camera buffers (.yuyv, .uyvy,
             .nv12, .nv21, .rgb, .bgr, .i420 with --size and --fps, or a .mjpeg stream), and an ALSA
-            device, a tone or a WAV file (default none). A sound card's clock is measured against
+            device, a tone or a WAV file (default none). --encoder DEVICE encodes with a V4L2
+            hardware encoder (`movrec devices` lists them; --bitrate and --keyint become its
+            controls, and --preset, --tune, --crf, --bframes, --threads and the -params options,
+            which are x264's and x265's, are refused); --encoder auto takes the first that makes
+            the codec at the size, else x264 or x265. A sound card's clock is measured against
             the system clock (the drift in ppm is on the status line and in the result) and its
             audio resampled to follow the video, unless --no-clock-correction; --tone-drift PPM
             makes the tone such a device, its clock that far off. --sync-marks makes the test
@@ -192,7 +196,7 @@ extension RecordCommand {
     /// - Throws: `Arguments.UsageError` for a bad `--max-size`, `--min-free` or `--fragment-interval`.
     static func movieOutput(_ options: RecordOptions, video: any VideoSource) throws -> MovieFileOutput {
         var encoder = options.encoder
-        if encoder.codec == .hevc && !options.presetGiven && video.isLive {
+        if encoder.codec == .hevc && !options.presetGiven && video.isLive && encoder.encoder == .software {
             encoder.preset = hevcPreset(for: video.format, quiet: options.quiet)
         }
         let movie = MovieFileOutput(encoderSettings: encoder)

@@ -229,6 +229,14 @@ extension RecordOptions {
         var presetGiven = false
 
         init(taking args: inout Arguments) throws {
+            if let encoder = try args.option("--encoder") {
+                switch encoder {
+                case "software": given.encoder = .software
+                case "auto": given.encoder = .automatic
+                case let path where path.hasPrefix("/"): given.encoder = .hardware(device: path)
+                default: throw Arguments.UsageError(description: "--encoder \(encoder) is not auto, software or a device such as /dev/video11")
+                }
+            }
             if let codec = try args.option("--codec") {
                 switch codec {
                 case "h264", "avc", "avc1": given.codec = .h264
@@ -251,6 +259,14 @@ extension RecordOptions {
             x265Params = try args.option("--x265-params")
             if x264Params != nil && given.codec != .h264 { throw Arguments.UsageError(description: "--x264-params needs --codec h264") }
             if x265Params != nil && given.codec != .hevc { throw Arguments.UsageError(description: "--x265-params needs --codec hevc") }
+            if case .hardware(let device) = given.encoder {
+                let softwareOnly = [("--preset", presetGiven), ("--tune", given.tune != nil), ("--crf", crf != nil),
+                                    ("--bframes", bframes != nil), ("--threads", threads != nil),
+                                    ("--x264-params", x264Params != nil), ("--x265-params", x265Params != nil)]
+                if let (option, _) = softwareOnly.first(where: { $0.1 }) {
+                    throw Arguments.UsageError(description: "\(option) applies to x264 and x265 only, not to the hardware encoder \(device); leave it out, or use --bitrate and --keyint")
+                }
+            }
         }
 
         func settings() throws -> VideoEncoderSettings {

@@ -77,6 +77,14 @@ import Testing
             (["inspect", "--bogus", "x.mov"], "inspect: unknown option --bogus", "See 'movrec help inspect'."),
             (["record", "x.mov", "--video", "testsrc", "--degrade", "--no-degrade"], "record: --degrade and --no-degrade: give one of them",
              "See 'movrec help record'."),
+            (["record", "x.mov", "--encoder", "gpu"], "record: --encoder gpu is not auto, software or a device such as /dev/video11",
+             "See 'movrec help record'."),
+            (["record", "x.mov", "--encoder", "/dev/video11", "--preset", "slow"],
+             "record: --preset applies to x264 and x265 only, not to the hardware encoder /dev/video11; leave it out, or use --bitrate and --keyint",
+             "See 'movrec help record'."),
+            (["record", "x.mov", "--encoder", "/dev/video11", "--crf", "20"],
+             "record: --crf applies to x264 and x265 only, not to the hardware encoder /dev/video11; leave it out, or use --bitrate and --keyint",
+             "See 'movrec help record'."),
         ]
         for (arguments, message, hint) in cases {
             let result = try run(movrecPath(), arguments)

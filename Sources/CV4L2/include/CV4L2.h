@@ -102,6 +102,202 @@ static inline int CV4L2_dequeueControlEvent(int fd, uint32_t *id, int64_t *value
     return 0;
 }
 
+// ---- Memory-to-memory codecs (stateful encoders and decoders) ----
+// A codec's OUTPUT queue takes what is to be coded, its CAPTURE queue gives what was coded, in
+// the single-planar or the multi-planar API (one plane here: every format these helpers are used
+// with keeps its planes in one buffer). Each returns 0 or the errno.
+
+static inline unsigned long CV4L2_VIDIOC_ENCODER_CMD(void) { return VIDIOC_ENCODER_CMD; }
+static inline unsigned long CV4L2_VIDIOC_DECODER_CMD(void) { return VIDIOC_DECODER_CMD; }
+
+// The layout a queue's format gives its buffers, as the driver set or reports it.
+struct CV4L2_QueueFormat {
+    uint32_t pixelFormat, width, height, bytesPerLine, sizeImage;
+};
+
+static inline void CV4L2_fillFormat(struct v4l2_format *format, uint32_t type, int multiplanar,
+                                    const struct CV4L2_QueueFormat *wanted) {
+    memset(format, 0, sizeof *format);
+    format->type = type;
+    if (multiplanar) {
+        format->fmt.pix_mp.pixelformat = wanted->pixelFormat;
+        format->fmt.pix_mp.width = wanted->width;
+        format->fmt.pix_mp.height = wanted->height;
+        format->fmt.pix_mp.field = V4L2_FIELD_NONE;
+        format->fmt.pix_mp.num_planes = 1;
+        format->fmt.pix_mp.plane_fmt[0].sizeimage = wanted->sizeImage;
+    } else {
+        format->fmt.pix.pixelformat = wanted->pixelFormat;
+        format->fmt.pix.width = wanted->width;
+        format->fmt.pix.height = wanted->height;
+        format->fmt.pix.field = V4L2_FIELD_NONE;
+        format->fmt.pix.sizeimage = wanted->sizeImage;
+    }
+}
+
+static inline void CV4L2_readFormat(const struct v4l2_format *format, int multiplanar, struct CV4L2_QueueFormat *out) {
+    if (multiplanar) {
+        out->pixelFormat = format->fmt.pix_mp.pixelformat;
+        out->width = format->fmt.pix_mp.width;
+        out->height = format->fmt.pix_mp.height;
+        out->bytesPerLine = format->fmt.pix_mp.plane_fmt[0].bytesperline;
+        out->sizeImage = format->fmt.pix_mp.plane_fmt[0].sizeimage;
+    } else {
+        out->pixelFormat = format->fmt.pix.pixelformat;
+        out->width = format->fmt.pix.width;
+        out->height = format->fmt.pix.height;
+        out->bytesPerLine = format->fmt.pix.bytesperline;
+        out->sizeImage = format->fmt.pix.sizeimage;
+    }
+}
+
+// VIDIOC_S_FMT on a queue; *format is what was asked and becomes what the driver set.
+static inline int CV4L2_setQueueFormat(int fd, uint32_t type, int multiplanar, struct CV4L2_QueueFormat *format) {
+    struct v4l2_format f;
+    CV4L2_fillFormat(&f, type, multiplanar, format);
+    if (v4l2_ioctl(fd, VIDIOC_S_FMT, &f) != 0) return errno;
+    CV4L2_readFormat(&f, multiplanar, format);
+    return 0;
+}
+
+// VIDIOC_G_FMT on a queue.
+static inline int CV4L2_getQueueFormat(int fd, uint32_t type, int multiplanar, struct CV4L2_QueueFormat *format) {
+    struct v4l2_format f;
+    memset(&f, 0, sizeof f);
+    f.type = type;
+    if (v4l2_ioctl(fd, VIDIOC_G_FMT, &f) != 0) return errno;
+    CV4L2_readFormat(&f, multiplanar, format);
+    return 0;
+}
+
+// The pixel format at `index` of a queue's list (VIDIOC_ENUM_FMT), with its flags.
+static inline int CV4L2_enumerateFormat(int fd, uint32_t type, uint32_t index, uint32_t *pixelFormat, uint32_t *flags) {
+    struct v4l2_fmtdesc description;
+    memset(&description, 0, sizeof description);
+    description.type = type;
+    description.index = index;
+    if (v4l2_ioctl(fd, VIDIOC_ENUM_FMT, &description) != 0) return errno;
+    *pixelFormat = description.pixelformat;
+    *flags = description.flags;
+    return 0;
+}
+
+// VIDIOC_REQBUFS with memory-mapped buffers; *count is what was asked and becomes what was granted.
+static inline int CV4L2_requestBuffers(int fd, uint32_t type, uint32_t *count) {
+    struct v4l2_requestbuffers request;
+    memset(&request, 0, sizeof request);
+    request.type = type;
+    request.memory = V4L2_MEMORY_MMAP;
+    request.count = *count;
+    if (v4l2_ioctl(fd, VIDIOC_REQBUFS, &request) != 0) return errno;
+    *count = request.count;
+    return 0;
+}
+
+static inline void CV4L2_fillBuffer(struct v4l2_buffer *buffer, struct v4l2_plane *plane, uint32_t type,
+                                    int multiplanar, uint32_t index) {
+    memset(buffer, 0, sizeof *buffer);
+    memset(plane, 0, sizeof *plane);
+    buffer->type = type;
+    buffer->memory = V4L2_MEMORY_MMAP;
+    buffer->index = index;
+    if (multiplanar) {
+        buffer->m.planes = plane;
+        buffer->length = 1;
+    }
+}
+
+// A buffer's length and the offset to give mmap (VIDIOC_QUERYBUF).
+static inline int CV4L2_queryBuffer(int fd, uint32_t type, int multiplanar, uint32_t index, uint32_t *length, uint32_t *offset) {
+    struct v4l2_buffer buffer;
+    struct v4l2_plane plane;
+    CV4L2_fillBuffer(&buffer, &plane, type, multiplanar, index);
+    if (v4l2_ioctl(fd, VIDIOC_QUERYBUF, &buffer) != 0) return errno;
+    *length = multiplanar ? plane.length : buffer.length;
+    *offset = multiplanar ? plane.m.mem_offset : buffer.m.offset;
+    return 0;
+}
+
+// Queues buffer `index` holding `bytesUsed` bytes (0 for a CAPTURE buffer) stamped `seconds`
+// and `microseconds` (copied by a codec to what it makes from it).
+static inline int CV4L2_queueBuffer(int fd, uint32_t type, int multiplanar, uint32_t index, uint32_t bytesUsed,
+                                    int64_t seconds, int64_t microseconds) {
+    struct v4l2_buffer buffer;
+    struct v4l2_plane plane;
+    CV4L2_fillBuffer(&buffer, &plane, type, multiplanar, index);
+    if (multiplanar) plane.bytesused = bytesUsed; else buffer.bytesused = bytesUsed;
+    buffer.field = V4L2_FIELD_NONE;
+    buffer.timestamp.tv_sec = seconds;
+    buffer.timestamp.tv_usec = microseconds;
+    int result;
+    do { result = v4l2_ioctl(fd, VIDIOC_QBUF, &buffer); } while (result < 0 && errno == EINTR);
+    return result == 0 ? 0 : errno;
+}
+
+// A buffer the driver gave back.
+struct CV4L2_DequeuedBuffer {
+    uint32_t index, bytesUsed, flags, sequence;
+    int64_t seconds, microseconds;
+};
+
+// VIDIOC_DQBUF; EAGAIN when none is ready, EPIPE after a codec's last buffer.
+static inline int CV4L2_dequeueBuffer(int fd, uint32_t type, int multiplanar, struct CV4L2_DequeuedBuffer *out) {
+    struct v4l2_buffer buffer;
+    struct v4l2_plane plane;
+    CV4L2_fillBuffer(&buffer, &plane, type, multiplanar, 0);
+    int result;
+    do { result = v4l2_ioctl(fd, VIDIOC_DQBUF, &buffer); } while (result < 0 && errno == EINTR);
+    if (result != 0) return errno;
+    out->index = buffer.index;
+    out->bytesUsed = multiplanar ? plane.bytesused : buffer.bytesused;
+    out->flags = buffer.flags;
+    out->sequence = buffer.sequence;
+    out->seconds = buffer.timestamp.tv_sec;
+    out->microseconds = buffer.timestamp.tv_usec;
+    return 0;
+}
+
+// VIDIOC_STREAMON (on != 0) or VIDIOC_STREAMOFF.
+static inline int CV4L2_stream(int fd, uint32_t type, int on) {
+    int value = (int)type;
+    return v4l2_ioctl(fd, on ? VIDIOC_STREAMON : VIDIOC_STREAMOFF, &value) == 0 ? 0 : errno;
+}
+
+// VIDIOC_ENCODER_CMD (V4L2_ENC_CMD_STOP drains, V4L2_ENC_CMD_START resumes).
+static inline int CV4L2_encoderCommand(int fd, uint32_t command) {
+    struct v4l2_encoder_cmd request;
+    memset(&request, 0, sizeof request);
+    request.cmd = command;
+    return v4l2_ioctl(fd, VIDIOC_ENCODER_CMD, &request) == 0 ? 0 : errno;
+}
+
+// VIDIOC_DECODER_CMD (V4L2_DEC_CMD_STOP drains, V4L2_DEC_CMD_START resumes).
+static inline int CV4L2_decoderCommand(int fd, uint32_t command) {
+    struct v4l2_decoder_cmd request;
+    memset(&request, 0, sizeof request);
+    request.cmd = command;
+    return v4l2_ioctl(fd, VIDIOC_DECODER_CMD, &request) == 0 ? 0 : errno;
+}
+
+// Subscribes to events of `type` (V4L2_EVENT_EOS, V4L2_EVENT_SOURCE_CHANGE).
+static inline int CV4L2_subscribeEvent(int fd, uint32_t type) {
+    struct v4l2_event_subscription subscription;
+    memset(&subscription, 0, sizeof subscription);
+    subscription.type = type;
+    return v4l2_ioctl(fd, VIDIOC_SUBSCRIBE_EVENT, &subscription) == 0 ? 0 : errno;
+}
+
+// Takes one pending event: its type and, for a source change, its V4L2_EVENT_SRC_CH_* bits.
+// ENOENT when none is pending.
+static inline int CV4L2_dequeueEvent(int fd, uint32_t *type, uint32_t *changes) {
+    struct v4l2_event event;
+    memset(&event, 0, sizeof event);
+    if (v4l2_ioctl(fd, VIDIOC_DQEVENT, &event) != 0) return errno;
+    *type = event.type;
+    *changes = event.type == V4L2_EVENT_SOURCE_CHANGE ? event.u.src_change.changes : 0;
+    return 0;
+}
+
 // Four-character pixel format codes, built by a macro.
 static inline uint32_t CV4L2_fourcc(char a, char b, char c, char d) { return v4l2_fourcc(a, b, c, d); }
 

@@ -93,18 +93,11 @@ public final class V4L2Camera: VideoSource {
     /// nodes are skipped), with their formats, sizes and rates.
     public static func devices() -> [CameraDevice] {
         var found: [CameraDevice] = []
-        guard let dir = opendir("/dev") else { return [] }
-        defer { closedir(dir) }
-        var names: [String] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if name.hasPrefix("video") { names.append(name) }
-        }
-        for name in names.sorted(by: { $0.count != $1.count ? $0.count < $1.count : $0 < $1 }) {
-            guard let dev = try? V4L2Device(path: "/dev/" + name) else { continue }
+        for path in V4L2Device.nodePaths() {
+            guard let dev = try? V4L2Device(path: path) else { continue }
             defer { dev.close() }
             guard let caps = try? dev.capabilities(), caps.canCapture, caps.canStream else { continue }
-            found.append(CameraDevice(path: "/dev/" + name, driver: caps.driver, name: caps.card, busInfo: caps.busInfo,
+            found.append(CameraDevice(path: path, driver: caps.driver, name: caps.card, busInfo: caps.busInfo,
                                       formats: dev.formats()))
         }
         return found

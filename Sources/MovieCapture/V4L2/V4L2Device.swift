@@ -45,6 +45,18 @@ package final class V4L2Device: @unchecked Sendable {
 
     package func close() { _ = v4l2_close(fd) }
 
+    /// The V4L2 video nodes, `/dev/video0` first, in numeric order.
+    package static func nodePaths() -> [String] {
+        guard let dir = opendir("/dev") else { return [] }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name.hasPrefix("video") { names.append(name) }
+        }
+        return names.sorted { $0.count != $1.count ? $0.count < $1.count : $0 < $1 }.map { "/dev/" + $0 }
+    }
+
     /// Runs an ioctl, retrying on EINTR; returns 0, or errno on failure.
     package func ioctl<T>(_ request: UInt, _ argument: inout T) -> Int32 {
         let fd = fd
@@ -63,11 +75,15 @@ package final class V4L2Device: @unchecked Sendable {
     }
 
     package struct Capabilities {
-        var driver: String
-        var card: String
-        var busInfo: String
-        var canCapture: Bool
-        var canStream: Bool
+        package var driver: String
+        package var card: String
+        package var busInfo: String
+        package var canCapture: Bool
+        package var canStream: Bool
+        /// A memory-to-memory device (a codec or a converter): single-planar or multi-planar.
+        package var isMemoryToMemory: Bool
+        /// Its queues use the multi-planar API.
+        package var isMultiplanar: Bool
     }
 
     package func capabilities() throws(DeviceError) -> Capabilities {
@@ -79,7 +95,9 @@ package final class V4L2Device: @unchecked Sendable {
         }
         return Capabilities(driver: text(cap.driver), card: text(cap.card), busInfo: text(cap.bus_info),
                             canCapture: caps & UInt32(V4L2_CAP_VIDEO_CAPTURE) != 0,
-                            canStream: caps & UInt32(V4L2_CAP_STREAMING) != 0)
+                            canStream: caps & UInt32(V4L2_CAP_STREAMING) != 0,
+                            isMemoryToMemory: caps & UInt32(V4L2_CAP_VIDEO_M2M | V4L2_CAP_VIDEO_M2M_MPLANE) != 0,
+                            isMultiplanar: caps & UInt32(V4L2_CAP_VIDEO_M2M_MPLANE) != 0)
     }
 
     /// Every pixel format, size and frame rate the device offers.

@@ -19,9 +19,26 @@ package protocol VideoEncoder: AnyObject, Sendable {
     func close()
 }
 
-/// Opens the encoder `settings.codec` names for frames of `format` stamped in ticks of `timescale`.
-/// - Throws: ``EncoderError`` naming the setting the library refused, or the package to install.
+/// Opens the encoder `settings.encoder` and `settings.codec` name for frames of `format` stamped
+/// in ticks of `timescale`: libx264 or libx265, or a V4L2 hardware encoder (``automatic``: the
+/// first that makes the codec at the size and opens, else software).
+/// - Throws: ``EncoderError`` naming the setting the library or device refused, or the package to install.
 package func makeVideoEncoder(format: VideoFormat, timescale: UInt32, settings: VideoEncoderSettings) throws -> any VideoEncoder {
+    switch settings.encoder {
+    case .software:
+        return try makeSoftwareVideoEncoder(format: format, timescale: timescale, settings: settings)
+    case .hardware(let device):
+        return try V4L2VideoEncoder(device: device, format: format, settings: settings)
+    case .automatic:
+        for device in VideoEncoderDevice.devices() where device.encodes(settings.codec, width: format.width, height: format.height) {
+            if let encoder = try? V4L2VideoEncoder(device: device.path, format: format, settings: settings) { return encoder }
+        }
+        return try makeSoftwareVideoEncoder(format: format, timescale: timescale, settings: settings)
+    }
+}
+
+/// libx264 or libx265, by `settings.codec`.
+private func makeSoftwareVideoEncoder(format: VideoFormat, timescale: UInt32, settings: VideoEncoderSettings) throws -> any VideoEncoder {
     switch settings.codec {
     case .h264: try H264Encoder(format: format, timescale: timescale, settings: settings)
     case .hevc: try HEVCEncoder(format: format, timescale: timescale, settings: settings)

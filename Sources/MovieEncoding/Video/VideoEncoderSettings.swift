@@ -18,6 +18,24 @@ public struct VideoEncoderSettings: Hashable, Sendable {
         case bitrate(kilobitsPerSecond: Int, maximumKilobitsPerSecond: Int? = nil, bufferKilobits: Int? = nil)
     }
 
+    /// Which encoder does the work, like `AVVideoEncoderSpecificationKey`'s hardware keys.
+    public enum Encoder: Hashable, Sendable {
+        /// libx264 or libx265, by ``VideoEncoderSettings/codec``: the default.
+        case software
+        /// The V4L2 memory-to-memory encoder at `device` (such as `/dev/video11`, a Raspberry
+        /// Pi 4's); refused with an ``EncoderError`` when it cannot encode the codec at the size.
+        case hardware(device: String)
+        /// The first hardware encoder that offers the codec at the size
+        /// (``VideoEncoderDevice/devices()``), else software.
+        case automatic
+    }
+
+    /// Which encoder does the work: ``Encoder/software`` by default. With a hardware encoder
+    /// ``preset``, ``tune``, ``maxBFrames``, ``threads`` and ``options`` do not apply (there
+    /// are no B-frames); ``rateControl`` maps to its bitrate controls (constant quality to its
+    /// default bitrate), ``keyframeInterval`` to its GOP, ``profile`` to its profile control.
+    /// See <doc:HardwareEncoders>.
+    public var encoder = Encoder.software
     /// The codec, like `AVVideoCodecKey`: ``VideoCodecType/h264`` by default.
     public var codec = VideoCodecType.h264
     /// The preset, the same names for both encoders: ultrafast, superfast, veryfast, faster,

@@ -43,6 +43,11 @@ final class Cases {
         DeviceTestCase(name: "fault-wrap-timestamp") { try await $0.wrapTimestamp($1) },
         DeviceTestCase(name: "fault-disconnect", retriesWhenStarved: false) { try await $0.disconnect($1) },
         DeviceTestCase(name: "replug") { try await $0.replug($1) },
+        // vicodec's stateful encoder (FWHT) fed by vivid: issue 48's memory-to-memory encoder.
+        DeviceTestCase(name: "m2m-encode") { try await $0.memoryToMemoryEncode(gop: 10, multiplanar: false, $1) },
+        DeviceTestCase(name: "m2m-encode-gop1") { try await $0.memoryToMemoryEncode(gop: 1, multiplanar: false, $1) },
+        DeviceTestCase(name: "m2m-encode-mplane") { try await $0.memoryToMemoryEncode(gop: 10, multiplanar: true, $1) },
+        DeviceTestCase(name: "m2m-refusals") { try $0.memoryToMemoryRefusals($1) },
         DeviceTestCase(name: "alsa-overrun") { try await $0.alsaOverrun($1) },
         // A minute each, on the loopback's second cable with its rate shifted.
         DeviceTestCase(name: "clock-drift-fast") { try await $0.clockDrift(ppm: 1000, subdevice: 1, uncorrected: true, $1) },

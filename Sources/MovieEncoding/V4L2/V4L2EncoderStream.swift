@@ -1,0 +1,342 @@
+import MovieContainer
+import MoviePlatform
+import MovieCapture
+#if canImport(Glibc)
+import Glibc
+#endif
+internal import CV4L2
+
+/// One stream through a V4L2 stateful memory-to-memory encoder (the kernel's
+/// `Documentation/userspace-api/media/v4l/dev-encoder.rst`): the Raspberry Pi 4's
+/// bcm2835-codec, Qualcomm Venus, MediaTek, Samsung MFC — and vicodec, the kernel's own
+/// reference, which the device rig tests against.
+///
+/// Pictures are copied into the encoder's OUTPUT buffers, each stamped with a number of ours
+/// that the driver copies to the coded frame it makes from it (so the caller maps coded frames
+/// back to its own times, whatever the driver does to timestamps), and the coded frames are
+/// copied out of its CAPTURE buffers. Every wait is a `poll` with a deadline, so a driver that
+/// stops answering, or a device that goes away, is an ``EncoderError`` naming the device and
+/// the step, never a hang. Used from one thread at a time.
+@_spi(DeviceRig) public final class V4L2EncoderStream: @unchecked Sendable {
+    // @unchecked: one thread at a time uses it (the encoding thread that owns it).
+
+    /// A control set on the encoder's own file descriptor before streaming (each open of a
+    /// memory-to-memory device has controls of its own: values set by another process, such as
+    /// `v4l2-ctl`, never reach it).
+    public struct Control: Hashable, Sendable {
+        public var id: UInt32
+        public var value: Int32
+        /// The name errors use, such as "the GOP size".
+        public var name: String
+        /// Whether the stream cannot do without it; others are skipped when the driver lacks them.
+        public var isRequired: Bool
+
+        public init(id: UInt32, value: Int32, name: String, isRequired: Bool) {
+            self.id = id
+            self.value = value
+            self.name = name
+            self.isRequired = isRequired
+        }
+    }
+
+    /// What to encode and how.
+    public struct Configuration: Sendable {
+        /// The coded format on CAPTURE: `H264`, `HEVC`, `FWHT`.
+        public var codedFormat: V4L2PixelFormat
+        /// The pictures' layout, which goes on OUTPUT as `YU12` or `NV12`.
+        public var pictureFormat: PixelFormat
+        public var width: Int
+        public var height: Int
+        public var frameRate: FrameRate
+        public var controls: [Control] = []
+        /// Buffers on each queue.
+        public var bufferCount = 4
+        /// How long any one step may wait for the driver, in nanoseconds.
+        public var timeout: UInt64 = 5_000_000_000
+
+        public init(codedFormat: V4L2PixelFormat, pictureFormat: PixelFormat, width: Int, height: Int, frameRate: FrameRate) {
+            self.codedFormat = codedFormat
+            self.pictureFormat = pictureFormat
+            self.width = width
+            self.height = height
+            self.frameRate = frameRate
+        }
+    }
+
+    /// A coded frame, copied out of its CAPTURE buffer.
+    public struct CodedFrame: Sendable {
+        public var bytes: [UInt8]
+        /// The number its picture was submitted with.
+        public var number: UInt64
+        /// The buffer's `V4L2_BUF_FLAG_*` bits.
+        public var flags: UInt32
+        /// Whether the driver flagged it a keyframe (not every driver does: vicodec's encoder does not).
+        public var isFlaggedKeyframe: Bool { flags & UInt32(V4L2_BUF_FLAG_KEYFRAME) != 0 }
+    }
+
+    public let path: String
+    public let configuration: Configuration
+    private let device: V4L2Device
+    private var output: V4L2CodecQueue
+    private var capture: V4L2CodecQueue
+    private var isClosed = false
+
+    /// The picture size the encoder codes, which a driver may pad past the pictures' own.
+    public var codedWidth: Int { output.width }
+    public var codedHeight: Int { output.height }
+
+    /// Opens `path`, checks it is a memory-to-memory encoder that makes `configuration`'s coded
+    /// format from its picture format at its size, sets the controls and starts both queues.
+    public init(path: String, configuration: Configuration) throws(EncoderError) {
+        self.path = path
+        self.configuration = configuration
+        let device: V4L2Device
+        do { device = try V4L2Device(path: path) } catch { throw Self.opening(error) }
+        self.device = device
+        let caps: V4L2Device.Capabilities
+        do { caps = try device.capabilities() } catch {
+            device.close()
+            throw EncoderError(.deviceNotFound, message: "\(path): checking capabilities failed: it is not a V4L2 device (\(error.message)); `movrec devices` lists the encoders")
+        }
+        output = V4L2CodecQueue(.output, device: device, multiplanar: caps.isMultiplanar)
+        capture = V4L2CodecQueue(.capture, device: device, multiplanar: caps.isMultiplanar)
+        do throws(EncoderError) {
+            guard caps.isMemoryToMemory, caps.canStream else {
+                throw EncoderError(.deviceNotFound, message: "\(path): checking capabilities failed: it is not a memory-to-memory encoder (driver \(caps.driver), \(caps.card)); `movrec devices` lists the encoders")
+            }
+            try configureFormats()
+            try setControls()
+            _ = CV4L2_subscribeEvent(device.fd, UInt32(V4L2_EVENT_EOS))  // LAST flags the end where this is missing
+            try output.allocate(count: configuration.bufferCount, minimum: 1)
+            try capture.allocate(count: configuration.bufferCount, minimum: 1)
+            for index in capture.mappings.indices { try capture.queue(index, bytesUsed: 0, number: 0) }
+            try output.stream(true)
+            try capture.stream(true)
+        } catch {
+            isClosed = true  // deinit runs for a failed init too: close once
+            teardown()
+            throw error
+        }
+    }
+
+    deinit { close() }
+
+    /// Sets the coded format on CAPTURE first (it may reset OUTPUT), then the pictures' on
+    /// OUTPUT, and checks what the driver made of them: drivers clamp silently (vicodec to at
+    /// least 640x360) and pad heights to their block size.
+    private func configureFormats() throws(EncoderError) {
+        let config = configuration
+        guard capture.pixelFormats().contains(config.codedFormat) else {
+            throw EncoderError(.unsupportedFormat, message: "\(path): choosing the coded format failed: it does not make \(config.codedFormat); it makes \(list(capture.pixelFormats()))")
+        }
+        try capture.setFormat(config.codedFormat, width: config.width, height: config.height)
+        let picture: V4L2PixelFormat = config.pictureFormat == .i420 ? .yuv420 : .nv12
+        guard output.pixelFormats().contains(picture) else {
+            throw EncoderError(.unsupportedFormat, message: "\(path): choosing the picture format failed: it does not take \(picture); it takes \(list(output.pixelFormats()))")
+        }
+        try output.setFormat(picture, width: config.width, height: config.height)
+        guard output.pixelFormat == picture, output.width == config.width,
+              output.height >= config.height, output.height - config.height < 16 else {
+            throw EncoderError(.unsupportedFormat, message: "\(path): setting the picture size failed: the driver took \(output.width)x\(output.height) \(output.pixelFormat) for \(config.width)x\(config.height) \(picture); record at a size it takes (`movrec devices` lists them)")
+        }
+        try capture.readFormat()
+        var parm = v4l2_streamparm()
+        parm.type = output.type
+        parm.parm.output.timeperframe = v4l2_fract(numerator: config.frameRate.seconds, denominator: config.frameRate.frames)
+        _ = device.ioctl(CV4L2_VIDIOC_S_PARM(), &parm)  // optional: vicodec has no frame rate (ENOTTY)
+    }
+
+    /// Sets each control; a required one the driver refuses is an error naming it.
+    private func setControls() throws(EncoderError) {
+        for control in configuration.controls {
+            var value = v4l2_control(id: control.id, value: control.value)
+            let e = device.ioctl(CV4L2_VIDIOC_S_CTRL(), &value)
+            if e != 0, control.isRequired {
+                throw EncoderError(.unsupportedFormat, message: "\(path): setting \(control.name) to \(control.value) failed: \(String(cString: strerror(e)))")
+            }
+        }
+    }
+
+    /// Whether the driver has control `id` (`VIDIOC_QUERYCTRL`) and it is not disabled.
+    public func hasControl(_ id: UInt32) -> Bool {
+        var query = v4l2_queryctrl()
+        query.id = id
+        return device.ioctl(CV4L2_VIDIOC_QUERYCTRL(), &query) == 0 && query.flags & UInt32(V4L2_CTRL_FLAG_DISABLED) == 0
+    }
+
+    /// Sets control `id` now, while streaming (a forced keyframe).
+    public func setControl(_ id: UInt32, value: Int32, name: String) throws(EncoderError) {
+        var control = v4l2_control(id: id, value: value)
+        let e = device.ioctl(CV4L2_VIDIOC_S_CTRL(), &control)
+        guard e == 0 else { throw output.failure(e, "setting \(name) (VIDIOC_S_CTRL)") }
+    }
+
+    private func list(_ formats: [V4L2PixelFormat]) -> String {
+        formats.isEmpty ? "nothing" : formats.map(\.description).joined(separator: ", ")
+    }
+}
+
+extension V4L2EncoderStream {
+    /// Encodes `frame`, stamped `number` (at least 1; the coded frame carries it back): copies
+    /// it into a free OUTPUT buffer, waiting for one while the encoder is busy.
+    public func submit(_ frame: VideoFrame, number: UInt64) throws(EncoderError) {
+        guard !isClosed else { throw EncoderError(.failed, message: "\(path): encoding after the encoder was closed") }
+        let deadline = MonotonicClock.now() + configuration.timeout
+        try reclaimOutput()
+        while output.freeBuffer == nil {
+            try wait(for: Int16(POLLOUT), until: deadline, step: "waiting for a free OUTPUT buffer")
+            try reclaimOutput()
+        }
+        let index = output.freeBuffer!
+        let used = max(output.copy(frame, into: index), min(output.sizeImage, output.mappings[index].count))
+        try output.queue(index, bytesUsed: used, number: number)
+    }
+
+    /// The next coded frame, waiting for it at most `timeout`. Nil when none came, or after the
+    /// last one of a drain.
+    public func takeCoded(waiting timeout: Duration = .zero) throws(EncoderError) -> CodedFrame? {
+        let (seconds, attoseconds) = timeout.components
+        let nanoseconds = UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds / 1_000_000_000))
+        let deadline: UInt64? = nanoseconds == 0 ? nil : MonotonicClock.now() + nanoseconds
+        while true {
+            switch try capture.dequeue() {
+            case .buffer(let buffer):
+                return try copyOut(buffer)
+            case .ended:
+                return nil
+            case .none:
+                guard let deadline, MonotonicClock.now() < deadline else { return nil }
+                try wait(for: Int16(POLLIN), until: deadline, step: "waiting for a coded frame", throwsAtDeadline: false)
+            }
+        }
+    }
+
+    /// Copies a CAPTURE buffer's bytes out and queues it again. A buffer flagged LAST that holds
+    /// nothing is the end of a drain (nil).
+    private func copyOut(_ buffer: CV4L2_DequeuedBuffer) throws(EncoderError) -> CodedFrame? {
+        let index = Int(buffer.index)
+        let mapping = capture.mappings[index]
+        let count = min(Int(buffer.bytesUsed), mapping.count)
+        let bytes = Array(UnsafeRawBufferPointer(rebasing: mapping[0..<count]))
+        let isLast = buffer.flags & UInt32(V4L2_BUF_FLAG_LAST) != 0
+        try capture.queue(index, bytesUsed: 0, number: 0)
+        if isLast && count == 0 { return nil }
+        return CodedFrame(bytes: bytes, number: UInt64(max(0, buffer.seconds)), flags: buffer.flags)
+    }
+
+    /// Takes back the OUTPUT buffers the encoder is done with.
+    private func reclaimOutput() throws(EncoderError) {
+        while case .buffer = try output.dequeue() {}
+    }
+
+    /// Waits until the device is ready for `events` (or signals an event) or `deadline` passes;
+    /// an error at the deadline unless told otherwise, and when the device reports an error
+    /// with nothing to take.
+    private func wait(for events: Int16, until deadline: UInt64, step: String, throwsAtDeadline: Bool = true) throws(EncoderError) {
+        let now = MonotonicClock.now()
+        guard now < deadline else {
+            guard throwsAtDeadline else { return }
+            throw EncoderError(.deviceLost, message: "\(path): \(step) failed: nothing within \(configuration.timeout / 1_000_000_000) s; the encoder stopped answering")
+        }
+        var descriptor = pollfd(fd: device.fd, events: events | Int16(POLLPRI), revents: 0)
+        let milliseconds = Int32(min(UInt64(Int32.max), (deadline - now + 999_999) / 1_000_000))
+        let ready = SystemCall.retrying { poll(&descriptor, 1, milliseconds) }
+        guard case .success(let count) = ready else {
+            throw EncoderError(.deviceLost, message: "\(path): \(step) failed: poll failed")
+        }
+        if count > 0, descriptor.revents & Int16(POLLPRI) != 0 { drainEvents() }
+        if count > 0, descriptor.revents & (events | Int16(POLLPRI)) == 0,
+           descriptor.revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 {
+            throw EncoderError(.deviceLost, message: "\(path): \(step) failed: the device reported an error; it may have been removed")
+        }
+    }
+
+    /// Reads the pending events: EOS needs no action of its own (the LAST buffer ends a drain).
+    private func drainEvents() {
+        var type: UInt32 = 0, changes: UInt32 = 0
+        while CV4L2_dequeueEvent(device.fd, &type, &changes) == 0 {}
+    }
+}
+
+extension V4L2EncoderStream {
+    /// Ends the stream: asks the encoder to finish the pictures it holds (`V4L2_ENC_CMD_STOP`)
+    /// and returns their coded frames, up to the one flagged LAST. A driver without the command
+    /// is drained by waiting for every OUTPUT buffer to come back.
+    public func drain() throws(EncoderError) -> [CodedFrame] {
+        guard !isClosed else { return [] }
+        let deadline = MonotonicClock.now() + configuration.timeout
+        var frames: [CodedFrame] = []
+        let e = CV4L2_encoderCommand(device.fd, UInt32(V4L2_ENC_CMD_STOP))
+        if e == ENOTTY || e == EINVAL {
+            while output.queued.contains(true) {
+                while let frame = try takeCoded() { frames.append(frame) }
+                try reclaimOutput()
+                if output.queued.contains(true) { try wait(for: Int16(POLLIN | POLLOUT), until: deadline, step: "draining") }
+            }
+            return frames
+        }
+        guard e == 0 else { throw output.failure(e, "draining (VIDIOC_ENCODER_CMD STOP)") }
+        while true {
+            switch try capture.dequeue() {
+            case .buffer(let buffer):
+                let isLast = buffer.flags & UInt32(V4L2_BUF_FLAG_LAST) != 0
+                if let frame = try copyOut(buffer) { frames.append(frame) }
+                if isLast { return frames }
+            case .ended:
+                return frames
+            case .none:
+                try wait(for: Int16(POLLIN), until: deadline, step: "draining (waiting for the last coded frame)")
+            }
+        }
+    }
+
+    /// After a drain, starts a new stream on the same device: the CAPTURE queue is stopped and
+    /// started again, so the next picture begins an independent stream (a keyframe, its headers
+    /// again) — the reset of `dev-encoder.rst`.
+    public func restart() throws(EncoderError) {
+        try reclaimOutput()
+        try capture.stream(false)
+        for index in capture.mappings.indices { try capture.queue(index, bytesUsed: 0, number: 0) }
+        try capture.stream(true)
+    }
+
+    /// Stops both queues and closes the device; later calls do nothing.
+    public func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        teardown()
+    }
+
+    private func teardown() {
+        _ = CV4L2_stream(device.fd, output.type, 0)
+        _ = CV4L2_stream(device.fd, capture.type, 0)
+        output.release()
+        capture.release()
+        device.close()
+    }
+
+    /// An encoder error for a device that could not be opened or queried.
+    static func opening(_ error: DeviceError) -> EncoderError {
+        switch error.code {
+        case .notFound:
+            EncoderError(.deviceNotFound, message: "\(error.device): \(error.step) failed: no such device; `movrec devices` lists the encoders")
+        case .lost:
+            EncoderError(.deviceLost, message: error.message)
+        case .permissionDenied, .busy, .libraryMissing:
+            EncoderError(.failed, message: error.message)
+        default:
+            // libv4l2 refuses a node that answers no VIDIOC_QUERYCAP (/dev/null, a file).
+            EncoderError(.deviceNotFound, message: "\(error.device): \(error.step) failed: it is not a V4L2 device (\(error.message)); `movrec devices` lists the encoders")
+        }
+    }
+
+    /// An encoder error for `step` on `device` failing with `errnoValue`: ENODEV and ENXIO mean
+    /// the device went away.
+    static func failure(_ errnoValue: Int32, device: String, step: String) -> EncoderError {
+        let reason = String(cString: strerror(errnoValue))
+        if errnoValue == ENODEV || errnoValue == ENXIO {
+            return EncoderError(.deviceLost, message: "\(device): \(step) failed: \(reason) — the encoder is gone (its driver unloaded or the device removed)")
+        }
+        return EncoderError(errnoValue == EINVAL ? .unsupportedFormat : .failed, message: "\(device): \(step) failed: \(reason)")
+    }
+}

@@ -1,0 +1,177 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import MovieCapture
+@_spi(DeviceRig) import MovieEncoding
+import MovieContainer
+import Synchronization
+
+/// Cases for the V4L2 memory-to-memory encoder against vicodec's stateful encoder, which codes
+/// FWHT (the kernel's own test codec): vivid's frames in, coded frames out.
+extension Cases {
+    /// The node of vicodec's device named `name` ("stateful-encoder", "stateful-decoder"), found
+    /// by its name in sysfs: all three of vicodec's nodes answer QUERYCAP alike.
+    static func vicodecNode(_ name: String) -> String? {
+        for index in 0..<16 {
+            guard let file = fopen("/sys/class/video4linux/video\(index)/name", "r") else { continue }
+            defer { fclose(file) }
+            var line = [CChar](repeating: 0, count: 64)
+            guard fgets(&line, Int32(line.count), file) != nil else { continue }
+            let text = String(cString: line).split(separator: "\n").first.map(String.init) ?? ""
+            if text == name { return "/dev/video\(index)" }
+        }
+        return nil
+    }
+
+    /// vivid → vicodec's encoder at 640x480 with a GOP of `gop`: every frame comes out once, in
+    /// order, with the number it went in with; keyframes at least every `gop` frames; after a
+    /// drain a restarted stream on the same device starts with a keyframe and loses nothing.
+    /// `multiplanar` reloads vicodec with its multi-planar queues first (and back after).
+    func memoryToMemoryEncode(gop: Int32, multiplanar: Bool, _ record: CaseRecord) async throws {
+        if multiplanar { try reloadVicodec(["multiplanar=1"]) }
+        defer { if multiplanar { try? reloadVicodec([]) } }
+        guard let node = Self.vicodecNode("stateful-encoder") else { throw CaseError("vicodec's stateful-encoder node is missing") }
+        record.set("encoder", node)
+        var configuration = V4L2EncoderStream.Configuration(codedFormat: V4L2PixelFormat("FWHT")!, pictureFormat: .i420,
+                                                            width: 640, height: 480, frameRate: frameRate)
+        configuration.controls = [.init(id: 0x0099_09CB, value: gop, name: "the GOP size", isRequired: true)]
+        let stream = try V4L2EncoderStream(path: node, configuration: configuration)
+        defer { stream.close() }
+        record.set("coded", "\(stream.codedWidth)x\(stream.codedHeight)")
+        let run = EncoderRun(stream: stream, phases: [30, 10])
+        let camera = try V4L2Camera(path: video, width: 640, height: 480, frameRate: frameRate, pixelFormat: .yuv420)
+        try camera.start { run.handle($0) }
+        let finished = await run.waitUntilFinished(seconds: 60)
+        camera.stop()
+        guard finished else { throw CaseError("the encoding did not finish within 60 s: \(run.progress)") }
+        if let error = run.error { throw CaseError("encoding failed: \(error)") }
+        check(run.phases, gop: Int(gop), record)
+    }
+
+    /// Each phase's coded frames: numbered as submitted, in order, each a whole FWHT frame of
+    /// 640x480, the first of each phase and every `gop`th after it intra.
+    private func check(_ phases: [[V4L2EncoderStream.CodedFrame]], gop: Int, _ record: CaseRecord) {
+        var next: UInt64 = 1
+        for (phase, frames) in phases.enumerated() {
+            let numbers = frames.map(\.number)
+            let expected = Array(next..<next + UInt64(phase == 0 ? 30 : 10))
+            record.expect(numbers == expected, "phase \(phase): numbers \(numbers), expected \(expected)")
+            next += UInt64(expected.count)
+            let headers = frames.map { FWHTFrame($0.bytes) }
+            record.expect(headers.allSatisfy { $0?.width == 640 && $0?.height == 480 },
+                          "phase \(phase): frames that are not whole 640x480 FWHT frames: \(headers.enumerated().filter { $0.1 == nil || $0.1?.width != 640 }.map(\.offset))")
+            let intra = headers.enumerated().filter { $0.1?.isIntra == true }.map(\.offset)
+            record.set("phase\(phase)_frames", frames.count)
+            record.set("phase\(phase)_intra", intra.map(String.init).joined(separator: ","))
+            record.set("phase\(phase)_bytes", frames.map(\.bytes.count).reduce(0, +))
+            let due = stride(from: 0, to: frames.count, by: gop)
+            record.expect(due.allSatisfy { intra.contains($0) }, "phase \(phase): intra frames \(intra), expected every \(gop) from 0")
+            if gop > 1 { record.expect(intra.count < frames.count, "phase \(phase): every frame intra with a GOP of \(gop)") }
+        }
+    }
+
+    /// The stream's refusals: a coded format vicodec does not make, a size it clamps, a camera
+    /// node and a decoder node each give a typed error naming the device and what it offers.
+    func memoryToMemoryRefusals(_ record: CaseRecord) throws {
+        guard let encoder = Self.vicodecNode("stateful-encoder"), let decoder = Self.vicodecNode("stateful-decoder") else {
+            throw CaseError("vicodec's nodes are missing")
+        }
+        func refusal(_ path: String, _ coded: String, width: Int = 640, height: Int = 480) -> EncoderError? {
+            let configuration = V4L2EncoderStream.Configuration(codedFormat: V4L2PixelFormat(coded)!, pictureFormat: .i420,
+                                                                width: width, height: height, frameRate: frameRate)
+            do {
+                try V4L2EncoderStream(path: path, configuration: configuration).close()
+                return nil
+            } catch { return error }
+        }
+        let cases: [(String, EncoderError?, EncoderError.Code, String)] = [
+            ("h264", refusal(encoder, "H264"), .unsupportedFormat, "FWHT"),
+            ("small", refusal(encoder, "FWHT", width: 320, height: 240), .unsupportedFormat, "320x240"),
+            ("camera", refusal(video, "FWHT"), .deviceNotFound, video),
+            ("decoder", refusal(decoder, "FWHT"), .unsupportedFormat, decoder),
+            ("missing", refusal("/dev/video63", "FWHT"), .deviceNotFound, "/dev/video63"),
+        ]
+        for (name, error, code, phrase) in cases {
+            record.set(name, error.map { "\($0.code)" } ?? "accepted")
+            record.expect(error?.code == code && error?.message.contains(phrase) == true,
+                          "\(name): \(error.map { "\($0.code): \($0.message)" } ?? "accepted"), expected \(code) naming \(phrase)")
+        }
+    }
+
+    /// Reloads vicodec with `parameters` (none: as the rig loaded it).
+    func reloadVicodec(_ parameters: [String]) throws {
+        let status = runProgram(["/bin/sh", "/usr/bin/rig-replug", "vicodec", ""] + parameters)
+        guard status == 0 else { throw CaseError("rig-replug vicodec \(parameters.joined(separator: " ")) exited with status \(status)") }
+    }
+}
+
+/// Feeds a camera's frames to an encoder stream on the capture thread, in phases of a given
+/// number of frames: each phase is drained at its end, and the stream restarted for the next.
+final class EncoderRun: Sendable {
+    private struct State {
+        var phase = 0
+        var inPhase = 0
+        var submitted: UInt64 = 0
+        var coded: [[V4L2EncoderStream.CodedFrame]] = [[]]
+        var error: String?
+        var finished = false
+    }
+
+    private let stream: V4L2EncoderStream
+    private let plan: [Int]
+    private let state = Mutex(State())
+    private let (ended, endedContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+
+    init(stream: V4L2EncoderStream, phases: [Int]) {
+        self.stream = stream
+        plan = phases
+    }
+
+    var phases: [[V4L2EncoderStream.CodedFrame]] { state.withLock { $0.coded } }
+    var error: String? { state.withLock { $0.error } }
+    var progress: String { state.withLock { "phase \($0.phase), \($0.submitted) frames submitted, \($0.coded.map(\.count)) coded" } }
+
+    /// Called on the camera's capture thread, the only thread that uses the stream.
+    func handle(_ event: VideoSourceEvent) {
+        guard case .frame(let frame) = event else { return }
+        let (phase, number, finished) = state.withLock { s in (s.phase, s.submitted + 1, s.finished) }
+        guard !finished else { return }
+        do {
+            try stream.submit(frame, number: number)
+            var coded: [V4L2EncoderStream.CodedFrame] = []
+            while let frame = try stream.takeCoded() { coded.append(frame) }
+            let phaseEnds = state.withLock { s in
+                s.submitted = number
+                s.inPhase += 1
+                return s.inPhase == plan[phase]
+            }
+            if phaseEnds { coded += try stream.drain() }
+            let last = phaseEnds && phase + 1 == plan.count
+            if phaseEnds && !last { try stream.restart() }
+            state.withLock { s in
+                s.coded[phase] += coded
+                if phaseEnds && !last { (s.phase, s.inPhase) = (phase + 1, 0); s.coded.append([]) }
+                s.finished = last
+            }
+            if last { endedContinuation.yield() }
+        } catch {
+            state.withLock { s in
+                s.error = "\(error)"
+                s.finished = true
+            }
+            endedContinuation.yield()
+        }
+    }
+
+    /// Waits until every phase is done or encoding failed; false after `seconds`.
+    func waitUntilFinished(seconds: Int) async -> Bool {
+        let ended = ended
+        return await withTaskGroup(of: Bool.self) { group in
+            group.addTask { for await _ in ended { return true }; return false }
+            group.addTask { try? await Task.sleep(for: .seconds(seconds)); return false }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+    }
+}
