@@ -3,7 +3,7 @@ import Testing
 @testable import MovieContainer
 @testable import MoviePlatform
 @testable import MovieCapture
-@testable import MovieEncoding
+@_spi(DeviceRig) @testable import MovieEncoding
 
 /// The hardware encoder's parts that need no hardware: what it makes of a driver's Annex B
 /// buffers (from x264's and x265's real streams, cut as bcm2835-codec cuts them), the levels it
@@ -23,7 +23,8 @@ import Testing
         var bitstream = HardwareBitstream(codec: codec)
         for (index, unit) in stream.accessUnits.enumerated() {
             let headers = index == 0 || unit.isSync ? sets : []
-            let buffer = ([delimiter] + headers + unit.nalUnits).flatMap { [0, 0, 0, 1] + $0 }
+            let pieces: [[UInt8]] = [delimiter] + headers + unit.nalUnits
+            let buffer: [UInt8] = pieces.flatMap { [0, 0, 0, 1] + $0 }
             let converted = bitstream.convert(buffer)
             #expect(converted.data == unit.lengthPrefixed, "access unit \(index)")
             #expect(converted.isKeyframe == unit.isSync, "access unit \(index)")
@@ -33,7 +34,8 @@ import Testing
         // A driver that changed its SPS mid-stream would no longer match the sample description.
         var changed = sets
         changed[codec == .h264 ? 0 : 1][changed[codec == .h264 ? 0 : 1].count - 1] ^= 0x01
-        #expect(bitstream.convert(changed.flatMap { [0, 0, 1] + $0 }).changesParameterSets)
+        let changedBuffer: [UInt8] = changed.flatMap { [0, 0, 1] + $0 }
+        #expect(bitstream.convert(changedBuffer).changesParameterSets)
     }
 
     @Test func aBufferOfHeadersAloneHasNoSample() throws {
@@ -41,7 +43,8 @@ import Testing
         var bitstream = HardwareBitstream(codec: .h264)
         #expect(try bitstream.configuration() == nil, "nothing seen yet")
         let sets = AnnexBStream.nalUnits(in: bytes).filter { [7, 8].contains($0.first! & 0x1F) }
-        let converted = bitstream.convert(sets.flatMap { [0, 0, 0, 1] + $0 })
+        let buffer: [UInt8] = sets.flatMap { [0, 0, 0, 1] + Array($0) }
+        let converted = bitstream.convert(buffer)
         #expect(converted.data.isEmpty && !converted.isKeyframe)
         #expect(try bitstream.configuration() != nil)
     }
