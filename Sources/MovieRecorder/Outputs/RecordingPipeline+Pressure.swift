@@ -116,4 +116,3 @@ extension RecordingPipeline {
         pressure?.recording(ObjectIdentifier(self), changed: nil, reason: [])
     }
 }
-
