@@ -161,6 +161,14 @@ package final class V4L2Device: @unchecked Sendable {
         return rates.sorted { $0.framesPerSecondTimes1000 > $1.framesPerSecondTimes1000 }
     }
 
+    /// Whether the driver has control `id` (`VIDIOC_QUERYCTRL`) and it is not disabled; buttons
+    /// too, which `control(_:)` cannot read.
+    package func hasControl(_ id: UInt32) -> Bool {
+        var query = v4l2_queryctrl()
+        query.id = id
+        return ioctl(CV4L2_VIDIOC_QUERYCTRL(), &query) == 0 && query.flags & UInt32(V4L2_CTRL_FLAG_DISABLED) == 0
+    }
+
     /// Reads an integer control, or `nil` when the driver does not have it.
     package func control(_ id: UInt32) -> Int32? {
         var control = v4l2_control()

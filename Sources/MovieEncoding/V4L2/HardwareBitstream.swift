@@ -24,6 +24,7 @@ struct HardwareBitstream {
     /// Converts a coded buffer of Annex B NAL units.
     mutating func convert(_ annexB: [UInt8]) -> AccessUnit {
         var unit = AccessUnit()
+        var data = ByteWriter(capacity: annexB.count + 16)
         let delimiter: UInt8 = codec == .h264 ? 9 : 35
         for nal in AnnexBStream.nalUnits(in: annexB) {
             guard let header = nal.first else { continue }
@@ -35,10 +36,10 @@ struct HardwareBitstream {
             }
             if type == delimiter { continue }
             unit.isKeyframe = unit.isKeyframe || codec.isSync(type)
-            let length = UInt32(nal.count)
-            unit.data += [UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)]
-            unit.data += nal
+            data.write(UInt32(nal.count))
+            data.write(contentsOf: nal)
         }
+        unit.data = data.bytes
         return unit
     }
 

@@ -158,11 +158,7 @@ internal import CV4L2
     }
 
     /// Whether the driver has control `id` (`VIDIOC_QUERYCTRL`) and it is not disabled.
-    public func hasControl(_ id: UInt32) -> Bool {
-        var query = v4l2_queryctrl()
-        query.id = id
-        return device.ioctl(CV4L2_VIDIOC_QUERYCTRL(), &query) == 0 && query.flags & UInt32(V4L2_CTRL_FLAG_DISABLED) == 0
-    }
+    public func hasControl(_ id: UInt32) -> Bool { device.hasControl(id) }
 
     /// Sets control `id` now, while streaming (a forced keyframe).
     public func setControl(_ id: UInt32, value: Int32, name: String) throws(EncoderError) {

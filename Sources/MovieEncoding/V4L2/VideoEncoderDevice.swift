@@ -74,9 +74,7 @@ public struct VideoEncoderDevice: Hashable, Sendable, CustomStringConvertible {
         let output = V4L2CodecQueue(.output, device: device, multiplanar: caps.isMultiplanar)
         let coded = capture.pixelFormats(compressed: true)
         guard !coded.isEmpty else { return nil }  // a decoder or a converter
-        var control = v4l2_queryctrl()
-        control.id = V4L2CodecControl.forceKeyFrame
-        let canForce = device.ioctl(CV4L2_VIDIOC_QUERYCTRL(), &control) == 0
+        let canForce = device.hasControl(V4L2CodecControl.forceKeyFrame)
         return VideoEncoderDevice(path: device.path, driver: caps.driver, name: caps.card, codedFormats: coded,
                                   pictureFormats: output.pixelFormats(), isMultiplanar: caps.isMultiplanar,
                                   canForceKeyframes: canForce, sizes: sizes(of: coded[0], on: device))
