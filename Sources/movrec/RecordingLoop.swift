@@ -46,6 +46,7 @@ struct RecordingLoop {
             for await event in events {
                 switch event {
                 case .didStartRecording(let path, _): standardError("movrec: recording to \(path)")
+                case .didChooseVideoEncoder(let choice): standardError("movrec: encoding with \(choice)")
                 case .didStartSegment(let path): standardError("movrec: recording to \(path)")
                 case .didFinishSegment(let result): standardError("movrec: finished \(result)")
                 case .didStartEventClip(let path): standardError("movrec: saving an event clip to \(path)")

@@ -100,13 +100,19 @@ import Testing
         #expect(VideoEncoderDevice.devices().isEmpty, "this machine has no V4L2 encoder: \(VideoEncoderDevice.devices())")
         var settings = VideoEncoderSettings()
         settings.encoder = .automatic
-        let encoder = try makeVideoEncoder(format: format, timescale: 600, settings: settings)
+        let (encoder, choice) = try chooseVideoEncoder(format: format, timescale: 600, settings: settings)
         defer { encoder.close() }
         #expect(encoder is H264Encoder)
+        #expect(choice?.device == nil && choice?.encoder == "libx264", "\(String(describing: choice))")
+        #expect(choice?.reason == "no hardware encoder takes H.264 at 320x240: no hardware encoder is present", "\(String(describing: choice))")
+        settings.encoder = .software
+        let software = try chooseVideoEncoder(format: format, timescale: 600, settings: settings)
+        defer { software.encoder.close() }
+        #expect(software.choice == nil, "only .automatic says what it chose")
     }
 
     /// `movrec record --encoder` with a node that is no encoder fails naming it; `--encoder auto`
-    /// on a machine without one records with x264; `movrec devices` says there is none.
+    /// on a machine without one records with x264 and says why; `movrec devices` says there is none.
     @Test func movrecChoosesTheEncoder() throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
@@ -115,6 +121,7 @@ import Testing
         #expect(refused.status == 1 && refused.error.contains("/dev/null") && refused.error.contains("movrec devices"), "\(refused.error)")
         let auto = try run(movrecPath(), ["record", directory.file("auto.mov"), "--encoder", "auto"] + common)
         #expect(auto.status == 0, "\(auto.error)")
+        #expect(auto.error.contains("movrec: encoding with libx264 (no hardware encoder takes H.264 at 320x240"), "\(auto.error)")
         let video = try #require(try ffprobeStreams(directory.file("auto.mov")).first { $0.codec_type == "video" })
         #expect(video.codec_name == "h264")
         let devices = try run(movrecPath(), ["devices"])

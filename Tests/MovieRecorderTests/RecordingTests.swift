@@ -307,6 +307,7 @@ extension RealTimeMetadataTestGroup {
             for event in await events.untilFinished() {
                 switch event {
                 case .didStartRecording: kinds.append("start")
+                case .didChooseVideoEncoder: kinds.append("encoder")
                 case .didPauseRecording: kinds.append("pause")
                 case .didResumeRecording: kinds.append("resume")
                 case .didStartSegment, .didFinishSegment, .didDeleteSegment: kinds.append("segment")

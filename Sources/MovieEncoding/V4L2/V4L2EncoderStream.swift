@@ -80,6 +80,12 @@ internal import CV4L2
     private var output: V4L2CodecQueue
     private var capture: V4L2CodecQueue
     private var isClosed = false
+    /// Pictures submitted since the stream (re)started: none means the next one starts it.
+    private var picturesSinceStart = 0
+
+    /// Whether the driver can be told to make the next picture a keyframe
+    /// (`V4L2_CID_MPEG_VIDEO_FORCE_KEY_FRAME`); without it ``requestKeyframe()`` resets the stream.
+    public private(set) var canForceKeyframes = false
 
     /// The picture size the encoder codes, which a driver may pad past the pictures' own.
     public var codedWidth: Int { output.width }
@@ -106,6 +112,7 @@ internal import CV4L2
             }
             try configureFormats()
             try setControls()
+            canForceKeyframes = device.hasControl(V4L2CodecControl.forceKeyFrame)
             _ = CV4L2_subscribeEvent(device.fd, UInt32(V4L2_EVENT_EOS))  // LAST flags the end where this is missing
             try output.allocate(count: configuration.bufferCount, minimum: 1)
             try capture.allocate(count: configuration.bufferCount, minimum: 1)
@@ -186,6 +193,22 @@ extension V4L2EncoderStream {
         let index = output.freeBuffer!
         let used = max(output.copy(frame, into: index), min(output.sizeImage, output.mappings[index].count))
         try output.queue(index, bytesUsed: used, number: number)
+        picturesSinceStart += 1
+    }
+
+    /// Makes the next submitted picture a keyframe. A driver with the force-keyframe control is
+    /// asked through it; one without (vicodec) is drained and reset, which `dev-encoder.rst`
+    /// defines as starting an independent stream: a keyframe with its headers, a drain's delay
+    /// later. Returns the coded frames the drain finished, in order.
+    public func requestKeyframe() throws(EncoderError) -> [CodedFrame] {
+        guard picturesSinceStart > 0 else { return [] }  // the next picture starts the stream
+        if canForceKeyframes {
+            try setControl(V4L2CodecControl.forceKeyFrame, value: 1, name: "a keyframe (FORCE_KEY_FRAME)")
+            return []
+        }
+        let frames = try drain()
+        try restart()
+        return frames
     }
 
     /// The next coded frame, waiting for it at most `timeout`. Nil when none came, or after the
@@ -294,6 +317,7 @@ extension V4L2EncoderStream {
         try capture.stream(false)
         for index in capture.mappings.indices { try capture.queue(index, bytesUsed: 0, number: 0) }
         try capture.stream(true)
+        picturesSinceStart = 0
     }
 
     /// Stops both queues and closes the device; later calls do nothing.

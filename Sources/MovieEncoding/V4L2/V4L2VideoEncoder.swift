@@ -27,8 +27,9 @@ package final class V4L2VideoEncoder: VideoEncoder, @unchecked Sendable {
     private let stream: V4L2EncoderStream
     private var bitstream: HardwareBitstream
     private let configuration: VideoDecoderConfiguration
-    /// Whether the driver can be told to make the next picture a keyframe.
-    package let canForceKeyframes: Bool
+    /// Whether the driver can be told to make the next picture a keyframe; without it a
+    /// keyframe costs a drain and a reset of the stream.
+    package var canForceKeyframes: Bool { stream.canForceKeyframes }
     private var times: [UInt64: Int64] = [:]
     private var nextNumber: UInt64 = 1
     private var pending: [EncodedVideoSample] = []
@@ -51,7 +52,6 @@ package final class V4L2VideoEncoder: VideoEncoder, @unchecked Sendable {
             stream.close()
             throw error
         }
-        canForceKeyframes = stream.hasControl(V4L2CodecControl.forceKeyFrame)
         self.stream = stream
         self.bitstream = bitstream
     }
@@ -121,10 +121,11 @@ package final class V4L2VideoEncoder: VideoEncoder, @unchecked Sendable {
     }
 
     /// Queues `frame` for the encoder and returns the oldest access unit it has finished, if
-    /// any. `forceKeyframe` asks the driver where it can (``canForceKeyframes``).
+    /// any. `forceKeyframe` makes `frame` a keyframe: through the driver's control, or by
+    /// draining and resetting the stream where it has none (``canForceKeyframes``).
     package func encode(_ frame: VideoFrame, presentationTime: Int64, forceKeyframe: Bool) throws -> EncodedVideoSample? {
-        if forceKeyframe && canForceKeyframes {
-            try stream.setControl(V4L2CodecControl.forceKeyFrame, value: 1, name: "a keyframe (FORCE_KEY_FRAME)")
+        if forceKeyframe {
+            for coded in try stream.requestKeyframe() { try take(coded) }
         }
         let number = nextNumber
         nextNumber += 1

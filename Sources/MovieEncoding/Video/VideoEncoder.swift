@@ -24,16 +24,38 @@ package protocol VideoEncoder: AnyObject, Sendable {
 /// first that makes the codec at the size and opens, else software).
 /// - Throws: ``EncoderError`` naming the setting the library or device refused, or the package to install.
 package func makeVideoEncoder(format: VideoFormat, timescale: UInt32, settings: VideoEncoderSettings) throws -> any VideoEncoder {
+    try chooseVideoEncoder(format: format, timescale: timescale, settings: settings).encoder
+}
+
+/// Opens the encoder as ``makeVideoEncoder(format:timescale:settings:)`` does; with
+/// ``VideoEncoderSettings/Encoder/automatic`` also says which one it took and why.
+package func chooseVideoEncoder(format: VideoFormat, timescale: UInt32,
+                                settings: VideoEncoderSettings) throws -> (encoder: any VideoEncoder, choice: VideoEncoderChoice?) {
     switch settings.encoder {
     case .software:
-        return try makeSoftwareVideoEncoder(format: format, timescale: timescale, settings: settings)
+        return (try makeSoftwareVideoEncoder(format: format, timescale: timescale, settings: settings), nil)
     case .hardware(let device):
-        return try V4L2VideoEncoder(device: device, format: format, settings: settings)
+        return (try V4L2VideoEncoder(device: device, format: format, settings: settings), nil)
     case .automatic:
-        for device in VideoEncoderDevice.devices() where device.encodes(settings.codec, width: format.width, height: format.height) {
-            if let encoder = try? V4L2VideoEncoder(device: device.path, format: format, settings: settings) { return encoder }
+        let wanted = "\(settings.codec == .h264 ? "H.264" : "HEVC") at \(format.width)x\(format.height)"
+        var passedOver: [String] = []
+        for device in VideoEncoderDevice.devices() {
+            guard device.encodes(settings.codec, width: format.width, height: format.height) else {
+                passedOver.append("\(device.path) (\(device.driver)) does not offer \(wanted)")
+                continue
+            }
+            do {
+                let encoder = try V4L2VideoEncoder(device: device.path, format: format, settings: settings)
+                return (encoder, VideoEncoderChoice(device: device.path, encoder: "\(device.driver) on \(device.path)",
+                                                    reason: "it encodes \(wanted)"))
+            } catch let error as EncoderError {
+                passedOver.append(error.message)
+            }
         }
-        return try makeSoftwareVideoEncoder(format: format, timescale: timescale, settings: settings)
+        let software = try makeSoftwareVideoEncoder(format: format, timescale: timescale, settings: settings)
+        let why = passedOver.isEmpty ? "no hardware encoder is present" : passedOver.joined(separator: "; ")
+        return (software, VideoEncoderChoice(device: nil, encoder: settings.codec == .h264 ? "libx264" : "libx265",
+                                             reason: "no hardware encoder takes \(wanted): \(why)"))
     }
 }
 

@@ -24,6 +24,10 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
     public enum Event: Sendable {
         /// The first frame was accepted; `time` is its capture time on `MonotonicClock`.
         case didStartRecording(path: String, time: UInt64)
+        /// With ``VideoEncoderSettings/Encoder/automatic``: the encoder the recording took, a
+        /// hardware encoder or software, and why. Sent as the recording starts, before its first
+        /// frame.
+        case didChooseVideoEncoder(VideoEncoderChoice)
         /// The recording went on into a new file at `path` (a switch or an automatic segment).
         case didStartSegment(path: String)
         /// A file of the recording was finished because the recording went on into the next

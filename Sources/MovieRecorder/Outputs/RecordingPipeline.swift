@@ -128,7 +128,9 @@ final class RecordingPipeline: Sendable {
         timescale = rate.timescale
         frames = BoundedQueue(capacity: 8)
         do {
-            encoder = try makeVideoEncoder(format: video.format, timescale: timescale, settings: settings.encoder)
+            let chosen = try chooseVideoEncoder(format: video.format, timescale: timescale, settings: settings.encoder)
+            encoder = chosen.encoder
+            if let choice = chosen.choice { onEvent(.didChooseVideoEncoder(choice)) }
         } catch let error as EncoderError {
             throw RecordingError(.encoderFailed, "MovieFileOutput: starting the encoder: \(error.message)", underlyingError: error)
         }

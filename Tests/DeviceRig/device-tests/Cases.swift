@@ -48,6 +48,9 @@ final class Cases {
         DeviceTestCase(name: "m2m-encode-gop1") { try await $0.memoryToMemoryEncode(gop: 1, multiplanar: false, $1) },
         DeviceTestCase(name: "m2m-encode-mplane") { try await $0.memoryToMemoryEncode(gop: 10, multiplanar: true, $1) },
         DeviceTestCase(name: "m2m-refusals") { try $0.memoryToMemoryRefusals($1) },
+        DeviceTestCase(name: "m2m-keyframes") { try await $0.memoryToMemoryKeyframes($1) },
+        DeviceTestCase(name: "m2m-roundtrip") { try await $0.memoryToMemoryRoundTrip($1) },
+        DeviceTestCase(name: "m2m-unplug", retriesWhenStarved: false) { try await $0.memoryToMemoryUnplug($1) },
         DeviceTestCase(name: "alsa-overrun") { try await $0.alsaOverrun($1) },
         // A minute each, on the loopback's second cable with its rate shifted.
         DeviceTestCase(name: "clock-drift-fast") { try await $0.clockDrift(ppm: 1000, subdevice: 1, uncorrected: true, $1) },

@@ -1,0 +1,138 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CRigDrivers
+import MovieCapture
+@_spi(DeviceRig) import MovieEncoding
+
+/// The encoder stream's keyframes on request, a decoder's view of what it made, and the device
+/// taken away while it streams: vicodec against vivid.
+extension Cases {
+    /// The lowest luma PSNR a decoded picture may have against the picture that went in, with
+    /// vicodec's default quantiser (20): vivid's bars and text decode at about 37 dB.
+    static let roundTripPSNRFloor = 30.0
+
+    /// Starts vivid at 640x480 into a 640x480 FWHT stream of GOP `gop` and runs `run`.
+    private func encodeFromCamera(gop: Int32, _ record: CaseRecord,
+                                  _ makeRun: (V4L2EncoderStream) -> EncoderRun) throws -> (V4L2EncoderStream, EncoderRun, V4L2Camera) {
+        guard let node = Self.vicodecNode("stateful-encoder") else { throw CaseError("vicodec's stateful-encoder node is missing") }
+        record.set("encoder", node)
+        var configuration = V4L2EncoderStream.Configuration(codedFormat: V4L2PixelFormat("FWHT")!, pictureFormat: .i420,
+                                                            width: 640, height: 480, frameRate: frameRate)
+        configuration.controls = [.init(id: 0x0099_09CB, value: gop, name: "the GOP size", isRequired: true)]
+        let stream = try V4L2EncoderStream(path: node, configuration: configuration)
+        let run = makeRun(stream)
+        let camera = try V4L2Camera(path: video, width: 640, height: 480, frameRate: frameRate, pixelFormat: .yuv420)
+        do { try camera.start { run.handle($0) } } catch {
+            stream.close()
+            throw error
+        }
+        return (stream, run, camera)
+    }
+
+    /// vivid → vicodec's encoder → vicodec's stateful decoder: every picture comes back once, in
+    /// order, and each within ``roundTripPSNRFloor`` of the one that went in.
+    func memoryToMemoryRoundTrip(_ record: CaseRecord) async throws {
+        let count = 30
+        let (stream, run, camera) = try encodeFromCamera(gop: 10, record) { EncoderRun(stream: $0, phases: [count], keeping: count) }
+        let finished = await run.waitUntilFinished(seconds: 60)
+        camera.stop()
+        stream.close()
+        guard finished else { throw CaseError("the encoding did not finish within 60 s: \(run.progress)") }
+        if let error = run.error { throw CaseError("encoding failed: \(error)") }
+        guard let decoder = Self.vicodecNode("stateful-decoder") else { throw CaseError("vicodec's stateful-decoder node is missing") }
+        let coded = run.phases[0]
+        let pictures = run.pictures
+        let (decoded, numbers) = try Self.decode(coded.map(\.bytes), on: decoder, pictureSize: 640 * 480 * 3 / 2)
+        record.expect(numbers == (1...UInt(count)).map { $0 }, "decoded pictures numbered \(numbers), expected 1…\(count)")
+        let scores = zip(pictures, decoded).map { Self.lumaPSNR($0, $1, pixels: 640 * 480) }
+        record.set("decoded", decoded.count)
+        record.set("psnr_min", String(format1: scores.min() ?? 0))
+        record.set("psnr_mean", String(format1: scores.reduce(0, +) / Double(max(1, scores.count))))
+        record.set("bytes", coded.map(\.bytes.count).reduce(0, +))
+        record.expect(scores.count == count && scores.allSatisfy { $0 >= Self.roundTripPSNRFloor },
+                      "luma PSNR per picture \(scores.map { String(format1: $0) }), expected \(count) at or above \(Self.roundTripPSNRFloor) dB")
+    }
+
+    /// Decodes `frames` through vicodec's decoder at `node`: the pictures and their numbers.
+    static func decode(_ frames: [[UInt8]], on node: String, pictureSize: Int) throws -> ([[UInt8]], [UInt]) {
+        let coded = frames.flatMap { $0 }
+        let sizes = frames.map(\.count)
+        var pictures = [UInt8](repeating: 0, count: pictureSize * frames.count)
+        var numbers = [UInt](repeating: 0, count: frames.count)
+        var error = [CChar](repeating: 0, count: 256)
+        let decoded = CRig_decodeFWHT(node, 640, 480, coded, sizes, Int32(frames.count), &pictures, pictureSize, &numbers,
+                                      &error, error.count)
+        guard decoded >= 0 else { throw CaseError("\(node): decoding: \(String(cString: error))") }
+        let count = Int(decoded)
+        return ((0..<count).map { Array(pictures[$0 * pictureSize..<($0 + 1) * pictureSize]) }, Array(numbers[0..<count]))
+    }
+
+    /// The peak signal-to-noise ratio of the first `pixels` bytes (the luma plane) of `b` against `a`.
+    static func lumaPSNR(_ a: [UInt8], _ b: [UInt8], pixels: Int) -> Double {
+        var squares = 0
+        for index in 0..<pixels {
+            let difference = Int(a[index]) - Int(b[index])
+            squares += difference * difference
+        }
+        guard squares > 0 else { return 99 }
+        return 10 * log10(255 * 255 / (Double(squares) / Double(pixels)))
+    }
+
+    /// Keyframes asked for between the GOP's own: vicodec has no force-keyframe control, so the
+    /// stream resets for each; the asked-for pictures come out intra and nothing is lost,
+    /// doubled or reordered.
+    func memoryToMemoryKeyframes(_ record: CaseRecord) async throws {
+        let asked: Set<UInt64> = [7, 18, 19, 34]
+        let (stream, run, camera) = try encodeFromCamera(gop: 10, record) { EncoderRun(stream: $0, phases: [40], keyframes: asked) }
+        defer { stream.close() }
+        record.set("can_force", stream.canForceKeyframes)
+        let finished = await run.waitUntilFinished(seconds: 60)
+        camera.stop()
+        guard finished else { throw CaseError("the encoding did not finish within 60 s: \(run.progress)") }
+        if let error = run.error { throw CaseError("encoding failed: \(error)") }
+        let frames = run.phases[0]
+        record.expect(frames.map(\.number) == Array(1...40), "numbers \(frames.map(\.number)), expected 1…40")
+        let intra = Set(frames.filter { FWHTFrame($0.bytes)?.isIntra == true }.map(\.number))
+        record.set("intra", intra.sorted().map(String.init).joined(separator: ","))
+        record.expect(!stream.canForceKeyframes, "vicodec now has a force-keyframe control: the reset is not what was tested")
+        record.expect(asked.isSubset(of: intra), "asked for keyframes at \(asked.sorted()), intra frames \(intra.sorted())")
+        record.expect(intra.count < 20, "\(intra.count) of 40 frames intra with a GOP of 10")
+    }
+
+    /// vicodec's device unbound from its driver while the encoder streams: the next step is a
+    /// `deviceLost` error naming the node, within the stream's timeout, and nothing hangs.
+    func memoryToMemoryUnplug(_ record: CaseRecord) async throws {
+        let (stream, run, camera) = try encodeFromCamera(gop: 10, record) { EncoderRun(stream: $0, phases: [100_000]) }
+        defer {
+            camera.stop()
+            stream.close()
+            try? reloadVicodec([])
+        }
+        guard await run.waitUntilSubmitted(10, seconds: 30) else { throw CaseError("10 pictures did not go in within 30 s: \(run.progress)") }
+        try Self.unbindVicodec()
+        let unbound = MonotonicClock.now()
+        let finished = await run.waitUntilFinished(seconds: 30)
+        record.set("seconds_to_error", String(format1: Double(MonotonicClock.now() - unbound) / 1e9))
+        record.set("error", run.failure.map { "\($0.code)" } ?? "none")
+        record.expect(finished, "the encoder did not fail within 30 s of the unbind: \(run.progress)")
+        let failure = run.failure
+        record.expect(failure?.code == .deviceLost && failure?.message.contains(stream.path) == true,
+                      "\(run.error ?? "no error"), expected deviceLost naming \(stream.path)")
+    }
+
+    /// Unbinds vicodec's platform device from its driver: its nodes go away as a removed device's do.
+    static func unbindVicodec() throws {
+        let driver = "/sys/bus/platform/drivers/vicodec"
+        guard let directory = opendir(driver) else { throw CaseError("\(driver) is missing") }
+        var device: String?
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name.hasPrefix("vicodec") { device = name }
+        }
+        closedir(directory)
+        guard let device, let file = fopen("\(driver)/unbind", "w") else { throw CaseError("no vicodec device is bound to \(driver)") }
+        let written = fputs(device, file) >= 0
+        guard fclose(file) == 0, written else { throw CaseError("unbinding \(device) failed: \(String(cString: strerror(errno)))") }
+    }
+}

@@ -1,0 +1,97 @@
+import MovieCapture
+@_spi(DeviceRig) import MovieEncoding
+import Synchronization
+
+/// Feeds a camera's frames to an encoder stream on the capture thread, in phases of a given
+/// number of frames: each phase is drained at its end, and the stream restarted for the next.
+/// Pictures numbered in `keyframes` are asked to be keyframes first; the first `keeping`
+/// pictures are kept, for comparing with what a decoder makes of the coded frames.
+final class EncoderRun: Sendable {
+    private struct State {
+        var phase = 0
+        var inPhase = 0
+        var submitted: UInt64 = 0
+        var coded: [[V4L2EncoderStream.CodedFrame]] = [[]]
+        var pictures: [[UInt8]] = []
+        var error: EncoderError?
+        var finished = false
+    }
+
+    private let stream: V4L2EncoderStream
+    private let plan: [Int]
+    private let keyframes: Set<UInt64>
+    private let keeping: Int
+    private let state = Mutex(State())
+    private let (ended, endedContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    private let (submissions, submitted) = AsyncStream.makeStream(of: UInt64.self, bufferingPolicy: .bufferingNewest(1))
+
+    init(stream: V4L2EncoderStream, phases: [Int], keyframes: Set<UInt64> = [], keeping: Int = 0) {
+        self.stream = stream
+        plan = phases
+        self.keyframes = keyframes
+        self.keeping = keeping
+    }
+
+    var phases: [[V4L2EncoderStream.CodedFrame]] { state.withLock { $0.coded } }
+    var pictures: [[UInt8]] { state.withLock { $0.pictures } }
+    var failure: EncoderError? { state.withLock { $0.error } }
+    var error: String? { failure.map { "\($0.code): \($0.message)" } }
+    var progress: String { state.withLock { "phase \($0.phase), \($0.submitted) frames submitted, \($0.coded.map(\.count)) coded" } }
+
+    /// Called on the camera's capture thread, the only thread that uses the stream.
+    func handle(_ event: VideoSourceEvent) {
+        guard case .frame(let frame) = event else { return }
+        let (phase, number, finished) = state.withLock { s in (s.phase, s.submitted + 1, s.finished) }
+        guard !finished else { return }
+        do throws(EncoderError) {
+            var coded = keyframes.contains(number) ? try stream.requestKeyframe() : []
+            try stream.submit(frame, number: number)
+            let picture = number <= UInt64(keeping) ? frame.packedBytes() : nil
+            while let frame = try stream.takeCoded() { coded.append(frame) }
+            let phaseEnds = state.withLock { s in
+                s.submitted = number
+                s.inPhase += 1
+                if let picture { s.pictures.append(picture) }
+                return s.inPhase == plan[phase]
+            }
+            submitted.yield(number)
+            if phaseEnds { coded += try stream.drain() }
+            let last = phaseEnds && phase + 1 == plan.count
+            if phaseEnds && !last { try stream.restart() }
+            state.withLock { s in
+                s.coded[phase] += coded
+                if phaseEnds && !last { (s.phase, s.inPhase) = (phase + 1, 0); s.coded.append([]) }
+                s.finished = last
+            }
+            if last { endedContinuation.yield() }
+        } catch {
+            state.withLock { s in
+                s.error = error
+                s.finished = true
+            }
+            endedContinuation.yield()
+        }
+    }
+
+    /// Waits until every phase is done or encoding failed; false after `seconds`.
+    func waitUntilFinished(seconds: Int) async -> Bool {
+        await Self.first(of: ended, seconds: seconds) { _ in true }
+    }
+
+    /// Waits until `count` pictures went in; false after `seconds` or when encoding ended first.
+    func waitUntilSubmitted(_ count: UInt64, seconds: Int) async -> Bool {
+        guard state.withLock({ $0.submitted < count && !$0.finished }) else { return state.withLock { $0.submitted >= count } }
+        return await Self.first(of: submissions, seconds: seconds) { $0 >= count }
+    }
+
+    /// Whether `stream` yields an element `matches` takes within `seconds`.
+    private static func first<T: Sendable>(of stream: AsyncStream<T>, seconds: Int, where matches: @escaping @Sendable (T) -> Bool) async -> Bool {
+        await withTaskGroup(of: Bool.self) { group in
+            group.addTask { for await element in stream where matches(element) { return true }; return false }
+            group.addTask { try? await Task.sleep(for: .seconds(seconds)); return false }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+    }
+}
