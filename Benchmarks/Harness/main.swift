@@ -6,7 +6,7 @@ import Glibc
 // run (see Benchmarks/README.md). Run through Benchmarks/run, from the package root.
 
 let usage = """
-    usage: movrec-bench [--quick] [--runs N] [--only a,a2,b,c,d,e,f,g,h,i,j,j2,k,l,m,n,o,p] [--cells NAME,NAME] [--output FILE.json] [--bin DIR] [--work DIR]
+    usage: movrec-bench [--quick] [--runs N] [--only a,a2,b,c,d,e,f,g,h,i,j,j2,k,l,m,n,o,p,q] [--cells NAME,NAME] [--output FILE.json] [--bin DIR] [--work DIR]
       --quick   fewer cells and runs, for iterating (not for the reference results)
       --runs N  measured runs per figure, each after one warm-up (default 11)
       --cells   only these cells of case a, named as the table names them ("1080p veryfast grain")
@@ -25,7 +25,7 @@ var arguments = Array(CommandLine.arguments.dropFirst())
 }
 let quick = flag("--quick")
 let runsText = option("--runs")
-let only = Set((option("--only") ?? "a,a2,b,c,d,e,f,g,h,i,j,j2,k,l,m,n,o,p").split(separator: ",").map(String.init))
+let only = Set((option("--only") ?? "a,a2,b,c,d,e,f,g,h,i,j,j2,k,l,m,n,o,p,q").split(separator: ",").map(String.init))
 let cellsText = option("--cells")
 let binary = option("--bin") ?? ".build/release"
 let work = option("--work") ?? "Benchmarks/work"
@@ -68,7 +68,7 @@ let sections: [(String, (inout Harness) throws -> Void)] = [
     ("g", { try $0.durabilityBenchmark() }), ("h", { try $0.segmentBenchmark() }), ("i", { try $0.clockCorrectionBenchmark() }),
     ("j", { try $0.photoBenchmark() }), ("j2", { try $0.rigShutterLagBenchmark() }), ("k", { try $0.liveViewBenchmark() }),
     ("l", { try $0.hevcBenchmark() }), ("m", { try $0.eventPreRollBenchmark() }), ("n", { try $0.rtspBenchmark() }),
-    ("o", { try $0.uploadBenchmark() }), ("p", { try $0.pressureBenchmark() }),
+    ("o", { try $0.uploadBenchmark() }), ("p", { try $0.pressureBenchmark() }), ("q", { try $0.rigEncoderBenchmark() }),
 ]
 // How much CPU time the host took from this machine during each section: runs of a section
 // with a high share of steal say more about the neighbours than about the contenders.

@@ -51,6 +51,8 @@ final class Cases {
         DeviceTestCase(name: "m2m-keyframes") { try await $0.memoryToMemoryKeyframes($1) },
         DeviceTestCase(name: "m2m-roundtrip") { try await $0.memoryToMemoryRoundTrip($1) },
         DeviceTestCase(name: "m2m-unplug", retriesWhenStarved: false) { try await $0.memoryToMemoryUnplug($1) },
+        // A benchmark, run by Benchmarks/run's section q: what a picture costs on the M2M path beside x264.
+        DeviceTestCase(name: "m2m-cost", runsByDefault: false) { try await $0.memoryToMemoryCost($1) },
         DeviceTestCase(name: "alsa-overrun") { try await $0.alsaOverrun($1) },
         // A minute each, on the loopback's second cable with its rate shifted.
         DeviceTestCase(name: "clock-drift-fast") { try await $0.clockDrift(ppm: 1000, subdevice: 1, uncorrected: true, $1) },

@@ -17,7 +17,7 @@ extension Cases {
             defer { fclose(file) }
             var line = [CChar](repeating: 0, count: 64)
             guard fgets(&line, Int32(line.count), file) != nil else { continue }
-            let text = String(cString: line).split(separator: "\n").first.map(String.init) ?? ""
+            let text = String(nulTerminated: line).split(separator: "\n").first.map(String.init) ?? ""
             if text == name { return "/dev/video\(index)" }
         }
         return nil

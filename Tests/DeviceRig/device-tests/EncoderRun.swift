@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import MovieCapture
 @_spi(DeviceRig) import MovieEncoding
 import Synchronization
@@ -15,6 +18,9 @@ final class EncoderRun: Sendable {
         var pictures: [[UInt8]] = []
         var error: EncoderError?
         var finished = false
+        /// The capture thread's CPU time in the stream's calls, in microseconds.
+        var userMicroseconds = 0
+        var systemMicroseconds = 0
     }
 
     private let stream: V4L2EncoderStream
@@ -35,6 +41,9 @@ final class EncoderRun: Sendable {
     var phases: [[V4L2EncoderStream.CodedFrame]] { state.withLock { $0.coded } }
     var pictures: [[UInt8]] { state.withLock { $0.pictures } }
     var failure: EncoderError? { state.withLock { $0.error } }
+    /// CPU time the capture thread spent in the stream's calls (copies, ioctls and whatever the
+    /// driver does inside them), in microseconds: user, system.
+    var cpu: (user: Int, system: Int) { state.withLock { ($0.userMicroseconds, $0.systemMicroseconds) } }
     var error: String? { failure.map { "\($0.code): \($0.message)" } }
     var progress: String { state.withLock { "phase \($0.phase), \($0.submitted) frames submitted, \($0.coded.map(\.count)) coded" } }
 
@@ -43,6 +52,14 @@ final class EncoderRun: Sendable {
         guard case .frame(let frame) = event else { return }
         let (phase, number, finished) = state.withLock { s in (s.phase, s.submitted + 1, s.finished) }
         guard !finished else { return }
+        let before = Self.threadUsage()
+        defer {
+            let after = Self.threadUsage()
+            state.withLock { s in
+                s.userMicroseconds += after.user - before.user
+                s.systemMicroseconds += after.system - before.system
+            }
+        }
         do throws(EncoderError) {
             var coded = keyframes.contains(number) ? try stream.requestKeyframe() : []
             try stream.submit(frame, number: number)
@@ -93,5 +110,12 @@ final class EncoderRun: Sendable {
             group.cancelAll()
             return first
         }
+    }
+
+    /// This thread's CPU time so far, in microseconds.
+    private static func threadUsage() -> (user: Int, system: Int) {
+        var usage = rusage()
+        guard getrusage(__rusage_who_t(1), &usage) == 0 else { return (0, 0) }  // RUSAGE_THREAD, which Glibc does not import
+        return (usage.ru_utime.tv_sec * 1_000_000 + usage.ru_utime.tv_usec, usage.ru_stime.tv_sec * 1_000_000 + usage.ru_stime.tv_usec)
     }
 }
