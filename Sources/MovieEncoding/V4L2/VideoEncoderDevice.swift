@@ -26,8 +26,8 @@ public struct VideoEncoderDevice: Hashable, Sendable, CustomStringConvertible {
     public var maximumSize: (width: Int, height: Int)? { sizes.map { ($0[2], $0[3]) } }
     /// Whether its queues use V4L2's multi-planar API (the SoC encoders do).
     public var isMultiplanar: Bool
-    /// Whether it can be told to make the next picture a keyframe; without that, segments and
-    /// event clips start at its own keyframes.
+    /// Whether it can be told to make the next picture a keyframe; without that, a keyframe
+    /// for a segment or an event clip costs a drain and a reset of its stream.
     public var canForceKeyframes: Bool
     /// Smallest width and height, largest width and height.
     private var sizes: [Int]?
