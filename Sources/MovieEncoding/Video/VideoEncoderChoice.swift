@@ -8,5 +8,6 @@ public struct VideoEncoderChoice: Hashable, Sendable, CustomStringConvertible {
     /// passed over.
     public let reason: String
 
+    /// The encoder and, in brackets, the reason.
     public var description: String { "\(encoder) (\(reason))" }
 }

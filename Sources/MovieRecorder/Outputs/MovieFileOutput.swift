@@ -24,7 +24,7 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
     public enum Event: Sendable {
         /// The first frame was accepted; `time` is its capture time on `MonotonicClock`.
         case didStartRecording(path: String, time: UInt64)
-        /// With ``VideoEncoderSettings/Encoder/automatic``: the encoder the recording took, a
+        /// With `VideoEncoderSettings.Encoder.automatic`: the encoder the recording took, a
         /// hardware encoder or software, and why. Sent as the recording starts, before its first
         /// frame.
         case didChooseVideoEncoder(VideoEncoderChoice)
