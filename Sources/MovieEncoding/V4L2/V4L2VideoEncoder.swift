@@ -135,6 +135,12 @@ package final class V4L2VideoEncoder: VideoEncoder, @unchecked Sendable {
         return pending.isEmpty ? nil : pending.removeFirst()
     }
 
+    /// The next access unit finished beside the one `encode` returned: after a drain for a
+    /// keyframe, several come at once.
+    package func nextSample() -> EncodedVideoSample? {
+        pending.isEmpty ? nil : pending.removeFirst()
+    }
+
     /// Drains the encoder: every access unit still to come.
     package func flush() throws -> [EncodedVideoSample] {
         for coded in try stream.drain() { try take(coded) }

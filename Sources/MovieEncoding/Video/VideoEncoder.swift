@@ -13,10 +13,19 @@ package protocol VideoEncoder: AnyObject, Sendable {
     /// Encodes a frame stamped `presentationTime` (track ticks, increasing); returns the access
     /// unit the encoder finished, if any (with B-frames and lookahead, output lags input).
     func encode(_ frame: VideoFrame, presentationTime: Int64, forceKeyframe: Bool) throws -> EncodedVideoSample?
+    /// Another access unit already finished after the one `encode` returned (a hardware
+    /// encoder's drain finishes several at once); nil when there is none. Taken after each
+    /// `encode`, so finished units do not wait for the end.
+    func nextSample() -> EncodedVideoSample?
     /// Drains the frames the encoder still holds; call at the end.
     func flush() throws -> [EncodedVideoSample]
     /// Releases the encoder library's encoder.
     func close()
+}
+
+extension VideoEncoder {
+    /// None: a software encoder finishes at most one access unit per frame.
+    package func nextSample() -> EncodedVideoSample? { nil }
 }
 
 /// Opens the encoder `settings.encoder` and `settings.codec` name for frames of `format` stamped

@@ -29,7 +29,7 @@ extension RecordingPipeline {
         defer { trial?.close() }
         var tapping = EncodedPictureTimes(tap: tap, format: tracks.video, timescale: timescale)
         do {
-            while let item = frames.pop() {
+            frameLoop: while let item = frames.pop() {
                 defer { frameEncoded() }
                 let start = state.withLock { $0.videoStart } ?? item.time
                 var presentation = Self.ticks(Int64(bitPattern: item.time &- start), rate: Int64(timescale))
@@ -46,13 +46,15 @@ extension RecordingPipeline {
                     lastOrientation = item.orientation
                     let index = segmentStarts.lastIndex { $0 <= presentation } ?? 0
                     guard writing.push(.metadata(Self.orientationItems(item.orientation), track: Self.orientationTrack,
-                                                 time: presentation, segment: index)) else { break }
+                                                 time: presentation, segment: index)) else { break frameLoop }
                 }
                 tapping.captured(presentation: presentation, at: item.time, orientation: item.orientation)
-                if let sample = try encoder.encode(item.frame, presentationTime: presentation, forceKeyframe: item.startsSegment != nil) {
+                var finished = try encoder.encode(item.frame, presentationTime: presentation, forceKeyframe: item.startsSegment != nil)
+                while let sample = finished {
                     tapping.publish(sample, frameDuration: frameDurationNanoseconds)
                     size?.sampleOut(size: sample.data.count, isKeyframe: sample.isKeyframe, segment: segment(of: sample))
-                    guard writing.push(.video(sample, segment: segment(of: sample))) else { break }
+                    guard writing.push(.video(sample, segment: segment(of: sample))) else { break frameLoop }
+                    finished = encoder.nextSample()
                 }
                 if size != nil { placeSizeSwitch(after: item, at: presentation, &trial, &size!) }
             }
