@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import Synchronization
 @testable import MovieContainer
 @testable import MoviePlatform
 @testable import MovieCapture
@@ -91,16 +92,29 @@ import Testing
         return Array(SyncChecker.int16Samples(result.outputData).prefix(Int((duration * 48_000).rounded())))
     }
 
-    @Test(arguments: [(false, false, VideoCodecType.h264), (true, false, .h264), (false, true, .h264), (true, true, .h264),
-                      (true, false, .hevc), (false, true, .hevc)])
-    func losslessSegmentsHoldEveryFrameAndSampleOnce(bFrames: Bool, bySize: Bool, codec: VideoCodecType) async throws {
+    /// Each case: B-frames, by size (else by duration), the codec, and whether a stand-in for a
+    /// hardware encoder that cannot force keyframes encodes (each segment's keyframe a drain and
+    /// a reset, its own keyframe interval longer than the recording).
+    @Test(arguments: [(false, false, VideoCodecType.h264, false), (true, false, .h264, false), (false, true, .h264, false),
+                      (true, true, .h264, false), (true, false, .hevc, false), (false, true, .hevc, false),
+                      (false, false, .h264, true)])
+    func losslessSegmentsHoldEveryFrameAndSampleOnce(bFrames: Bool, bySize: Bool, codec: VideoCodecType, resetting: Bool) async throws {
         let dir = try TemporaryDirectory()
         defer { dir.cleanUp() }
         let frames = 150
+        let standIn = Mutex<ResettingStandInEncoder?>(nil)
         let recorded = try await record(
             video: TestPatternSource(width: 160, height: 120, frameRate: FrameRate(frames: 30), realTime: false, frameLimit: frames),
             audio: ToneSource(realTime: false), names: try SegmentFileNames(pattern: dir.file("seg-%02d.mov"))) { output in
             output.encoderSettings = lossless(bFrames: bFrames, codec: codec)
+            if resetting {
+                output.encoderSettings.keyframeInterval = 1000
+                output.useStandInVideoEncoder { format, timescale, settings in
+                    let encoder = try ResettingStandInEncoder(format: format, timescale: timescale, settings: settings)
+                    standIn.withLock { $0 = encoder }
+                    return encoder
+                }
+            }
             output.audioSettings = .lpcm
             // Fragments every 0.2 s, so the file's size (what is on the disk) grows smoothly.
             output.movieFragmentInterval = .milliseconds(200)
@@ -129,7 +143,11 @@ import Testing
                 n += 1
             }
             let info = try MovieInfo(path: path)
-            #expect(try info.videoTrack?.sampleTable?.samples().first?.isSync == true, "\(path) starts with an IDR")
+            let samples = try #require(try info.videoTrack?.sampleTable?.samples())
+            #expect(samples.first?.isSync == true, "\(path) starts with an IDR")
+            if resetting {
+                #expect(samples.filter(\.isSync).count == 1, "\(path): keyframes only where the stream was reset")
+            }
             #expect(info.videoTrack?.codec == (codec == .h264 ? "avc1" : "hvc1"))
             if !bySize && index < recorded.paths.count - 1 {
                 let video = try ffprobeStreams(path).first { $0.codec_type == "video" }
@@ -138,6 +156,10 @@ import Testing
             audio += try decodedAudio(path)
         }
         #expect(n == frames, "\(n) frames across the segments")
+        if resetting {
+            let resets = standIn.withLock { $0?.resets.withLock { $0 } }
+            #expect(resets == recorded.paths.count - 1, "\(String(describing: resets)) resets for \(recorded.paths.count) segments")
+        }
         // FFmpeg's concat demuxer joins them into the same pictures and the same samples.
         let list = recorded.paths.map { "file '\($0)'" }.joined(separator: "\n")
         try list.write(toFile: dir.file("list.txt"), atomically: true, encoding: .utf8)

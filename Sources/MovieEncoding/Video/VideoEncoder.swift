@@ -23,6 +23,9 @@ package protocol VideoEncoder: AnyObject, Sendable {
     func close()
 }
 
+/// Opens an encoder for frames of a format, stamped in ticks of a timescale, with settings.
+package typealias VideoEncoderMaker = @Sendable (VideoFormat, UInt32, VideoEncoderSettings) throws -> any VideoEncoder
+
 extension VideoEncoder {
     /// None: a software encoder finishes at most one access unit per frame.
     package func nextSample() -> EncodedVideoSample? { nil }

@@ -60,6 +60,8 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
         var angle: Double = 0
         var mirrored = false
         var encoderSettings = VideoEncoderSettings()
+        /// Tests only: an encoder standing in for hardware, used instead of the one the settings name.
+        var standInEncoder: VideoEncoderMaker?
         var audioSettings = AudioEncoderSettings.aac
         var audioClockCorrection = true
         var degradesUnderPressure = false
@@ -147,6 +149,12 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
     public var encoderSettings: VideoEncoderSettings {
         get { state.withLock { $0.encoderSettings } }
         set { state.withLock { $0.encoderSettings = newValue } }
+    }
+
+    /// Tests only: the next recordings encode with what `make` opens, an encoder standing in
+    /// for hardware this machine does not have, instead of the one the settings name.
+    package func useStandInVideoEncoder(_ make: @escaping VideoEncoderMaker) {
+        state.withLock { $0.standInEncoder = make }
     }
 
     /// The longest a recording may run; at the limit it stops with
@@ -381,7 +389,7 @@ public final class MovieFileOutput: OutputService, MediaReceiver {
                 metadataCreationTime: QuickTimeTimestamp(unixSeconds: Int64(SystemClock.unixSeconds())),
                 metadata: s.metadata, segments: segmenting, recordsLocation: s.locationSource != nil,
                 timedMetadataKeys: s.timedMetadataKeys, eventClips: s.eventClipSettings,
-                degradesUnderPressure: s.degradesUnderPressure))
+                degradesUnderPressure: s.degradesUnderPressure, standInEncoder: s.standInEncoder))
         }
         if let events = settings.eventClips { try Self.check(events) }
         guard let sources, sources.video != nil else {

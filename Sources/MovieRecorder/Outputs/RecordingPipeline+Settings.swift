@@ -33,6 +33,8 @@ extension RecordingPipeline {
         /// Whether the recording steps its frame rate (and asks a live view to give way) when
         /// it falls behind or the machine overheats.
         var degradesUnderPressure = false
+        /// Tests only: an encoder standing in for hardware (``MovieFileOutput/useStandInVideoEncoder(_:)``).
+        var standInEncoder: VideoEncoderMaker?
     }
 
     /// How a segmented recording switches files by itself, and which of its files it keeps.

@@ -128,9 +128,13 @@ final class RecordingPipeline: Sendable {
         timescale = rate.timescale
         frames = BoundedQueue(capacity: 8)
         do {
-            let chosen = try chooseVideoEncoder(format: video.format, timescale: timescale, settings: settings.encoder)
-            encoder = chosen.encoder
-            if let choice = chosen.choice { onEvent(.didChooseVideoEncoder(choice)) }
+            if let make = settings.standInEncoder {
+                encoder = try make(video.format, timescale, settings.encoder)
+            } else {
+                let chosen = try chooseVideoEncoder(format: video.format, timescale: timescale, settings: settings.encoder)
+                encoder = chosen.encoder
+                if let choice = chosen.choice { onEvent(.didChooseVideoEncoder(choice)) }
+            }
         } catch let error as EncoderError {
             throw RecordingError(.encoderFailed, "MovieFileOutput: starting the encoder: \(error.message)", underlyingError: error)
         }

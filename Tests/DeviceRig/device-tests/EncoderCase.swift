@@ -30,17 +30,9 @@ extension Cases {
     func memoryToMemoryEncode(gop: Int32, multiplanar: Bool, _ record: CaseRecord) async throws {
         if multiplanar { try reloadVicodec(["multiplanar=1"]) }
         defer { if multiplanar { try? reloadVicodec([]) } }
-        guard let node = Self.vicodecNode("stateful-encoder") else { throw CaseError("vicodec's stateful-encoder node is missing") }
-        record.set("encoder", node)
-        var configuration = V4L2EncoderStream.Configuration(codedFormat: V4L2PixelFormat("FWHT")!, pictureFormat: .i420,
-                                                            width: 640, height: 480, frameRate: frameRate)
-        configuration.controls = [.init(id: 0x0099_09CB, value: gop, name: "the GOP size", isRequired: true)]
-        let stream = try V4L2EncoderStream(path: node, configuration: configuration)
+        let (stream, run, camera) = try encodeFromCamera(gop: gop, record) { EncoderRun(stream: $0, phases: [30, 10]) }
         defer { stream.close() }
         record.set("coded", "\(stream.codedWidth)x\(stream.codedHeight)")
-        let run = EncoderRun(stream: stream, phases: [30, 10])
-        let camera = try V4L2Camera(path: video, width: 640, height: 480, frameRate: frameRate, pixelFormat: .yuv420)
-        try camera.start { run.handle($0) }
         let finished = await run.waitUntilFinished(seconds: 60)
         camera.stop()
         guard finished else { throw CaseError("the encoding did not finish within 60 s: \(run.progress)") }

@@ -12,7 +12,8 @@ extension Cases {
     /// vicodec's default quantiser (20): vivid's bars and text decode at about 36 dB.
     static let roundTripPSNRFloor = 30.0
 
-    /// Starts vivid at 640x480 into a 640x480 FWHT stream of GOP `gop` and runs `run`.
+    /// Opens vicodec's encoder for a 640x480 FWHT stream of GOP `gop` and starts vivid at
+    /// 640x480 into the run `makeRun` makes for it.
     func encodeFromCamera(gop: Int32, _ record: CaseRecord,
                                   _ makeRun: (V4L2EncoderStream) -> EncoderRun) throws -> (V4L2EncoderStream, EncoderRun, V4L2Camera) {
         guard let node = Self.vicodecNode("stateful-encoder") else { throw CaseError("vicodec's stateful-encoder node is missing") }
