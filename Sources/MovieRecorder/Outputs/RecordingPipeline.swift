@@ -41,7 +41,7 @@ final class RecordingPipeline: Sendable {
     /// copies, at the deepest frame-rate step (``keepInReserve(_:)``), so queued frames never
     /// hold more of a camera's buffers than this.
     static let liveFrameLimit = 4
-    /// The buffers those copies go into, made the first time one is needed.
+    /// The buffers those copies go into, as many as the queue has places, made the first time one is needed.
     let frameReserve = LockedValue<PixelBufferPool?>(nil)
     let writing = BoundedQueue<WriterItem>(capacity: 96)
     /// Audio buffers (timestamps on the recording's timeline) for the audio thread.
@@ -126,7 +126,7 @@ final class RecordingPipeline: Sendable {
         let rate = video.format.frameRate
         frameDurationNanoseconds = 1_000_000_000 * UInt64(rate.seconds) / UInt64(rate.frames)
         timescale = rate.timescale
-        frames = BoundedQueue(capacity: 8)
+        frames = BoundedQueue(capacity: 12)
         do {
             if let make = settings.standInEncoder {
                 encoder = try make(video.format, timescale, settings.encoder)
