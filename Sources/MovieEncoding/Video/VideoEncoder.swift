@@ -60,8 +60,8 @@ package func chooseVideoEncoder(format: VideoFormat, timescale: UInt32,
                 let encoder = try V4L2VideoEncoder(device: device.path, format: format, settings: settings)
                 return (encoder, VideoEncoderChoice(device: device.path, encoder: "\(device.driver) on \(device.path)",
                                                     reason: "it encodes \(wanted)"))
-            } catch let error as EncoderError {
-                passedOver.append(error.message)
+            } catch {
+                passedOver.append((error as? EncoderError)?.message ?? "\(device.path): opening failed: \(error)")
             }
         }
         let software = try makeSoftwareVideoEncoder(format: format, timescale: timescale, settings: settings)
