@@ -78,6 +78,14 @@ extension Cases {
         let stats = player.statistics
         let cable = (stats.measuredRate / 48_000 - 1) * 1e6
         record.set("cable_ppm", String(format1: cable))
+        // The player's line is the reference every check below leans on: far from the shift
+        // set (once -2748 ppm for +1001 on a starved guest), the cable or the player was
+        // disturbed, and the run measures nothing; it fails and gets its one more attempt.
+        let set = 100_000 / Double(value) * 1e6 - 1e6
+        if abs(cable - set) > max(50, abs(set) * 0.1) {
+            record.fail("the click player measured the cable at \(String(format1: cable)) ppm, the shift says \(String(format1: set))")
+            record.starvation = "the cable measured \(String(format1: cable - set)) ppm off its shift, guest \(busy + idle > 0 ? 100 * busy / (busy + idle) : 0)% busy"
+        }
         record.set("clicks_played", stats.clicks)
         record.set("underruns", stats.underruns)
         record.expect(stats.error == nil && stats.underruns == 0, "the click player: \(stats.underruns) underruns, \(stats.error ?? "no error")")
