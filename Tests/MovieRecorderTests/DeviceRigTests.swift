@@ -35,7 +35,7 @@ import Testing
                      "audio-levels", "record-bright", "record-dark", "fault-buf-error", "fault-dropped",
                      "fault-wrap-sequence", "fault-wrap-timestamp", "fault-disconnect", "replug", "alsa-overrun",
                      "clock-drift-fast", "clock-drift-slow", "clock-drift-small-fast", "clock-drift-small-slow", "clock-drift-loaded",
-                     "photo-zsl", "m2m-encode", "m2m-encode-gop1", "m2m-encode-mplane", "m2m-refusals", "m2m-keyframes",
+                     "photo-zsl", "m2m-encode", "m2m-encode-gop1", "m2m-encode-mplane", "m2m-refusals", "m2m-keyframes", "m2m-resize",
                      "m2m-roundtrip", "m2m-unplug"]
         for name in names {
             let summary = rig.cases[name]

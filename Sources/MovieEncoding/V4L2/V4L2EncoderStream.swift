@@ -75,7 +75,7 @@ internal import CV4L2
     }
 
     public let path: String
-    public let configuration: Configuration
+    public private(set) var configuration: Configuration
     private let device: V4L2Device
     private var output: V4L2CodecQueue
     private var capture: V4L2CodecQueue
@@ -283,6 +283,7 @@ extension V4L2EncoderStream {
     /// is drained by waiting for every OUTPUT buffer to come back.
     public func drain() throws(EncoderError) -> [CodedFrame] {
         guard !isClosed else { return [] }
+        defer { picturesSinceStart = 0 }  // the stream has ended: nothing is waiting in it
         let deadline = MonotonicClock.now() + configuration.timeout
         var frames: [CodedFrame] = []
         let e = CV4L2_encoderCommand(device.fd, UInt32(V4L2_ENC_CMD_STOP))
@@ -307,6 +308,28 @@ extension V4L2EncoderStream {
                 try wait(for: Int16(POLLIN), until: deadline, step: "draining (waiting for the last coded frame)")
             }
         }
+    }
+
+    /// Changes the picture size the way the encoder interface allows (an encoder has no
+    /// source-change event): drains what was submitted, stops both queues, gives their buffers
+    /// back, sets the formats at the new size and starts again, so the next picture begins a new
+    /// stream at that size. Returns the coded frames the drain finished.
+    public func resize(width: Int, height: Int) throws(EncoderError) -> [CodedFrame] {
+        let frames = picturesSinceStart > 0 ? try drain() : []
+        try output.stream(false)
+        try capture.stream(false)
+        output.release()
+        capture.release()
+        configuration.width = width
+        configuration.height = height
+        try configureFormats()
+        try output.allocate(count: configuration.bufferCount, minimum: 1)
+        try capture.allocate(count: configuration.bufferCount, minimum: 1)
+        for index in capture.mappings.indices { try capture.queue(index, bytesUsed: 0, number: 0) }
+        try output.stream(true)
+        try capture.stream(true)
+        picturesSinceStart = 0
+        return frames
     }
 
     /// After a drain, starts a new stream on the same device: the CAPTURE queue is stopped and

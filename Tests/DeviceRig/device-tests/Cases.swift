@@ -49,6 +49,7 @@ final class Cases {
         DeviceTestCase(name: "m2m-encode-mplane") { try await $0.memoryToMemoryEncode(gop: 10, multiplanar: true, $1) },
         DeviceTestCase(name: "m2m-refusals") { try $0.memoryToMemoryRefusals($1) },
         DeviceTestCase(name: "m2m-keyframes") { try await $0.memoryToMemoryKeyframes($1) },
+        DeviceTestCase(name: "m2m-resize") { try await $0.memoryToMemoryResize($1) },
         DeviceTestCase(name: "m2m-roundtrip") { try await $0.memoryToMemoryRoundTrip($1) },
         DeviceTestCase(name: "m2m-unplug", retriesWhenStarved: false) { try await $0.memoryToMemoryUnplug($1) },
         // A benchmark, run by Benchmarks/run's section q: what a picture costs on the M2M path beside x264.

@@ -143,3 +143,33 @@ extension Cases {
         guard fclose(file) == 0, written else { throw CaseError("unbinding \(device) failed: \(String(cString: strerror(errno)))") }
     }
 }
+
+extension Cases {
+    /// A size change mid-stream, by drain and reconfigure: 20 of vivid's 640x480 pictures, then
+    /// the stream resized to 1280x720 and 10 pictures of that size. Every picture comes out
+    /// once, in order, each coded at its own size, and the first at the new size is intra.
+    func memoryToMemoryResize(_ record: CaseRecord) async throws {
+        let (stream, run, camera) = try encodeFromCamera(gop: 10, record) { EncoderRun(stream: $0, phases: [20]) }
+        defer { stream.close() }
+        let finished = await run.waitUntilFinished(seconds: 60)
+        camera.stop()
+        guard finished else { throw CaseError("the encoding did not finish within 60 s: \(run.progress)") }
+        if let error = run.error { throw CaseError("encoding failed: \(error)") }
+        var frames = run.phases[0]
+        frames += try stream.resize(width: 1280, height: 720)
+        record.set("resized", "\(stream.codedWidth)x\(stream.codedHeight)")
+        for number in UInt64(21)...30 {
+            let bytes = (0..<1280 * 720 * 3 / 2).map { UInt8(truncatingIfNeeded: $0 / 1280 + Int(number) * 8) }
+            let picture = try VideoFrame(copying: bytes, width: 1280, height: 720, pixelFormat: .i420, timestamp: number, sequenceNumber: number)
+            try stream.submit(picture, number: number)
+            while let coded = try stream.takeCoded() { frames.append(coded) }
+        }
+        frames += try stream.drain()
+        let headers = frames.map { FWHTFrame($0.bytes) }
+        let sizes = headers.map { $0.map { "\($0.width)x\($0.height)" } ?? "?" }
+        record.set("sizes", "\(sizes.filter { $0 == "640x480" }.count)x640x480,\(sizes.filter { $0 == "1280x720" }.count)x1280x720")
+        record.expect(frames.map(\.number) == Array(1...30), "numbers \(frames.map(\.number)), expected 1…30")
+        record.expect(sizes == Array(repeating: "640x480", count: 20) + Array(repeating: "1280x720", count: 10), "coded sizes \(sizes)")
+        record.expect(headers.count == 30 && headers[20]?.isIntra == true, "the first picture at the new size is not intra")
+    }
+}
