@@ -132,7 +132,7 @@ package final class V4L2VideoEncoder: VideoEncoder, @unchecked Sendable {
         times[number] = presentationTime
         try stream.submit(frame, number: number)
         while let coded = try stream.takeCoded() { try take(coded) }
-        return pending.isEmpty ? nil : pending.removeFirst()
+        return nextSample()
     }
 
     /// The next access unit finished beside the one `encode` returned: after a drain for a

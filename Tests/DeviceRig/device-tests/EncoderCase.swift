@@ -12,13 +12,8 @@ extension Cases {
     /// The node of vicodec's device named `name` ("stateful-encoder", "stateful-decoder"), found
     /// by its name in sysfs: all three of vicodec's nodes answer QUERYCAP alike.
     static func vicodecNode(_ name: String) -> String? {
-        for index in 0..<16 {
-            guard let file = fopen("/sys/class/video4linux/video\(index)/name", "r") else { continue }
-            defer { fclose(file) }
-            var line = [CChar](repeating: 0, count: 64)
-            guard fgets(&line, Int32(line.count), file) != nil else { continue }
-            let text = String(nulTerminated: line).split(separator: "\n").first.map(String.init) ?? ""
-            if text == name { return "/dev/video\(index)" }
+        for index in 0..<16 where firstLine(of: "/sys/class/video4linux/video\(index)/name") == name {
+            return "/dev/video\(index)"
         }
         return nil
     }

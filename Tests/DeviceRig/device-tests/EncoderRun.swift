@@ -97,7 +97,8 @@ final class EncoderRun: Sendable {
 
     /// Waits until `count` pictures went in; false after `seconds` or when encoding ended first.
     func waitUntilSubmitted(_ count: UInt64, seconds: Int) async -> Bool {
-        guard state.withLock({ $0.submitted < count && !$0.finished }) else { return state.withLock { $0.submitted >= count } }
+        let (reached, finished) = state.withLock { ($0.submitted >= count, $0.finished) }
+        if reached || finished { return reached }
         return await Self.first(of: submissions, seconds: seconds) { $0 >= count }
     }
 

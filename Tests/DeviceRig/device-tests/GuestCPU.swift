@@ -31,13 +31,4 @@ enum GuestCPU {
         }
         return times
     }
-
-    /// The first line of a file, without its newline.
-    private static func firstLine(of path: String) -> String? {
-        guard let file = fopen(path, "r") else { return nil }
-        defer { fclose(file) }
-        var buffer = [CChar](repeating: 0, count: 1024)
-        guard fgets(&buffer, Int32(buffer.count), file) != nil else { return nil }
-        return String(decoding: buffer.prefix { $0 != 0 && $0 != 10 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
 }
