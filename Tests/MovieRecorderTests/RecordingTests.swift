@@ -327,7 +327,11 @@ extension RealTimeMetadataTestGroup {
             #expect(info.videoTrack?.codec?.description == codec.rawValue)
             let samples = try #require(info.videoTrack?.sampleTable).samples()
             let gaps = zip(samples.dropFirst(), samples).map { $0.decodeTime - $1.decodeTime }
-            #expect(gaps.allSatisfy { $0 <= 30 }, "no frame follows another by more than 1.5 frames: \(gaps.max() ?? 0) ticks")
+            // A frame the loaded machine could not encode is dropped and counted; a gap the pause
+            // left would be missing frames nobody counted.
+            let missing = gaps.map { max(0, Int(($0 + 10) / 20) - 1) }.reduce(0, +)
+            #expect(missing <= result.droppedFrameCount,
+                    "every missing frame is a counted drop: \(missing) missing (longest gap \(gaps.max() ?? 0) ticks), \(result.droppedFrameCount) dropped")
             let streams = try ffprobeStreams(path)
             let video = Double(try #require(streams.first { $0.codec_type == "video" }).duration ?? "") ?? 0
             let audio = Double(try #require(streams.first { $0.codec_type == "audio" }).duration ?? "") ?? 0
