@@ -236,6 +236,7 @@ static inline int CV4L2_queueBuffer(int fd, uint32_t type, int multiplanar, uint
 
 // A buffer the driver gave back.
 struct CV4L2_DequeuedBuffer {
+    int imported;  // in: the queue's buffers are DMABUF imports
     uint32_t index, bytesUsed, flags, sequence;
     int64_t seconds, microseconds;
 };
@@ -245,6 +246,7 @@ static inline int CV4L2_dequeueBuffer(int fd, uint32_t type, int multiplanar, st
     struct v4l2_buffer buffer;
     struct v4l2_plane plane;
     CV4L2_fillBuffer(&buffer, &plane, type, multiplanar, 0);
+    if (out->imported) buffer.memory = V4L2_MEMORY_DMABUF;
     int result;
     do { result = v4l2_ioctl(fd, VIDIOC_DQBUF, &buffer); } while (result < 0 && errno == EINTR);
     if (result != 0) return errno;
@@ -254,6 +256,56 @@ static inline int CV4L2_dequeueBuffer(int fd, uint32_t type, int multiplanar, st
     out->sequence = buffer.sequence;
     out->seconds = buffer.timestamp.tv_sec;
     out->microseconds = buffer.timestamp.tv_usec;
+    return 0;
+}
+
+// VIDIOC_REQBUFS of `count` buffers whose memory the application brings: V4L2_MEMORY_DMABUF,
+// for pictures another device's buffers hold (*count becomes what was granted).
+static inline int CV4L2_requestImportBuffers(int fd, uint32_t type, uint32_t *count) {
+    struct v4l2_requestbuffers request;
+    memset(&request, 0, sizeof request);
+    request.type = type;
+    request.memory = V4L2_MEMORY_DMABUF;
+    request.count = *count;
+    if (v4l2_ioctl(fd, VIDIOC_REQBUFS, &request) != 0) return errno;
+    *count = request.count;
+    return 0;
+}
+
+// Queues DMABUF buffer `index` as the DMA-BUF `dmabuf` of `length` bytes holding `bytesUsed`,
+// stamped like CV4L2_queueBuffer (a multi-planar queue checks the length given here).
+static inline int CV4L2_queueImport(int fd, uint32_t type, int multiplanar, uint32_t index, int dmabuf,
+                                    uint32_t length, uint32_t bytesUsed, int64_t seconds) {
+    struct v4l2_buffer buffer;
+    struct v4l2_plane plane;
+    CV4L2_fillBuffer(&buffer, &plane, type, multiplanar, index);
+    buffer.memory = V4L2_MEMORY_DMABUF;
+    if (multiplanar) {
+        plane.m.fd = dmabuf;
+        plane.length = length;
+        plane.bytesused = bytesUsed;
+    } else {
+        buffer.m.fd = dmabuf;
+        buffer.length = length;
+        buffer.bytesused = bytesUsed;
+    }
+    buffer.field = V4L2_FIELD_NONE;
+    buffer.timestamp.tv_sec = seconds;
+    int result;
+    do { result = v4l2_ioctl(fd, VIDIOC_QBUF, &buffer); } while (result < 0 && errno == EINTR);
+    return result == 0 ? 0 : errno;
+}
+
+// VIDIOC_EXPBUF: buffer `index` of a memory-mapped queue as a DMA-BUF descriptor another
+// device can import (closed by the caller).
+static inline int CV4L2_exportBuffer(int fd, uint32_t type, uint32_t index, int *dmabuf) {
+    struct v4l2_exportbuffer request;
+    memset(&request, 0, sizeof request);
+    request.type = type;
+    request.index = index;
+    request.flags = O_RDWR | O_CLOEXEC;
+    if (v4l2_ioctl(fd, VIDIOC_EXPBUF, &request) != 0) return errno;
+    *dmabuf = request.fd;
     return 0;
 }
 

@@ -3,7 +3,8 @@ import MoviePlatform
 
 /// What happens to a camera buffer after it is dequeued, for a V4L2 device and for a replay of
 /// recorded buffers alike: sequence gaps counted as drops, damaged buffers skipped, I420 and NV12
-/// lent to frames without a copy, every other format converted into a pooled I420 buffer.
+/// lent to frames without a copy (with the buffer's DMA-BUF when the driver exports it, for a
+/// hardware encoder to import), every other format converted into a pooled I420 buffer.
 ///
 /// The conversion runs on the capture thread, right after the dequeue, and the driver's buffer
 /// goes back as soon as it is done, so a buffer is never held longer than one conversion (well
@@ -15,6 +16,7 @@ package final class CameraBufferDelivery: Sendable {
     private let height: Int
     private let bytesPerLine: Int
     private let direct: PixelFormat?
+    private let native: V4L2PixelFormat
     private let converter: LockedValue<CameraPictureConverter?>
     private let pool: PixelBufferPool?
     private let live: Bool
@@ -39,6 +41,7 @@ package final class CameraBufferDelivery: Sendable {
         self.live = live
         self.device = device
         direct = pixelFormat.directPixelFormat
+        native = pixelFormat
         frameFormat = direct ?? .i420
         color = CameraPictureConverter.color(for: pixelFormat)
         if direct == nil {
@@ -116,7 +119,11 @@ package final class CameraBufferDelivery: Sendable {
         case .nv12:
             [y, PlaneView(baseAddress: base + stride * height, bytesPerRow: stride, height: chroma)]
         }
+        let exported = buffer.exportDescriptor < 0 ? nil
+            : ExportedPicture(descriptor: buffer.exportDescriptor, pixelFormat: native, bytesPerLine: stride,
+                              bytesUsed: buffer.bytes.count, length: max(buffer.length, buffer.bytes.count))
         handler(.frame(VideoFrame(width: width, height: height, pixelFormat: format, timestamp: buffer.timestamp,
-                                  sequenceNumber: UInt64(buffer.sequence), planes: planes, storage: storage)))
+                                  sequenceNumber: UInt64(buffer.sequence), planes: planes, storage: storage,
+                                  exportedPicture: exported)))
     }
 }

@@ -9,4 +9,8 @@ package struct DequeuedBuffer {
     package var timestamp: UInt64
     /// The driver flagged the buffer as damaged (`V4L2_BUF_FLAG_ERROR`).
     package var isError = false
+    /// The buffer as a DMA-BUF descriptor (`VIDIOC_EXPBUF`), or -1 when the driver exports none.
+    package var exportDescriptor: Int32 = -1
+    /// The whole buffer's length, which an importer of the DMA-BUF is told.
+    package var length = 0
 }

@@ -23,11 +23,15 @@ public final class VideoFrame: Sendable {
     public let sequenceNumber: UInt64
     /// The planes: Y, U, V for I420; Y, UV for NV12.
     public let planes: [PlaneView]
+    /// The camera buffer the planes lie in, as a DMA-BUF a hardware encoder can import; nil for
+    /// a copy, a converted picture or a source without exports.
+    package let exportedPicture: ExportedPicture?
     private let storage: any Sendable
 
     /// Wraps memory that `storage` keeps alive.
     package init(width: Int, height: Int, pixelFormat: PixelFormat, timestamp: UInt64, sequenceNumber: UInt64,
-         planes: [PlaneView], storage: any Sendable) {
+         planes: [PlaneView], storage: any Sendable, exportedPicture: ExportedPicture? = nil) {
+        self.exportedPicture = exportedPicture
         self.width = width
         self.height = height
         self.pixelFormat = pixelFormat

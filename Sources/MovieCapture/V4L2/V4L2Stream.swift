@@ -10,14 +10,18 @@ internal import CV4L2
 /// capture loop.
 ///
 /// Each dequeued buffer goes to a ``CameraBufferDelivery``: lent to frames when the encoder takes
-/// its format (queued again when the last frame holding it is released), else converted and
-/// queued again at once. The mappings and the device stay open until no frame holds a buffer,
+/// its format (queued again when the last frame holding it is released; exported as a DMA-BUF
+/// too where the driver allows, for a hardware encoder to import), else converted and queued
+/// again at once. The mappings and the device stay open until no frame holds a buffer,
 /// even after capture stops.
 package final class V4L2Stream: @unchecked Sendable {
     // @unchecked: the format is used by the capture thread only; the buffer bookkeeping is
     // guarded by `lending`.
     private let device: V4L2Device
     private let mappings: [(pointer: UnsafeMutableRawPointer, length: Int)]
+    /// Each buffer as a DMA-BUF for a hardware encoder to import, when the driver exports them
+    /// and the pictures are lent (I420, NV12); closed with the mappings.
+    private let exports: [Int32]
     private let delivery: CameraBufferDelivery
     private let lending = LockedValue<(outstanding: Int, closing: Bool, closed: Bool)>((0, false, false))
 
@@ -27,6 +31,7 @@ package final class V4L2Stream: @unchecked Sendable {
         let path = camera.device.path
         let dev = try V4L2Device(path: path)
         var mapped: [(UnsafeMutableRawPointer, Int)] = []
+        var exported: [Int32] = []
         let delivery: CameraBufferDelivery
         do throws(DeviceError) {
             var fmt = v4l2_format()
@@ -70,6 +75,7 @@ package final class V4L2Stream: @unchecked Sendable {
                 mapped.append((pointer, length))
                 try dev.ioctl(CV4L2_VIDIOC_QBUF(), &buffer, step: "queueing buffer \(index)")
             }
+            if camera.nativePixelFormat.directPixelFormat != nil { exported = Self.export(dev, count: Int(request.count)) }
             // Six pooled pictures: one being converted, the rest queued for the outputs.
             delivery = try CameraBufferDelivery(pixelFormat: camera.nativePixelFormat, width: camera.format.width,
                                                 height: camera.format.height, bytesPerLine: Int(fmt.fmt.pix.bytesperline),
@@ -78,12 +84,31 @@ package final class V4L2Stream: @unchecked Sendable {
             try dev.ioctl(CV4L2_VIDIOC_STREAMON(), &type, step: "starting the stream (VIDIOC_STREAMON)")
         } catch {
             for (pointer, length) in mapped { _ = v4l2_munmap(pointer, length) }
+            for descriptor in exported { Glibc.close(descriptor) }
             dev.close()
             throw error
         }
         device = dev
         mappings = mapped
+        exports = exported
         self.delivery = delivery
+    }
+
+    /// Exports every buffer as a DMA-BUF (`VIDIOC_EXPBUF`); none when the driver refuses any
+    /// (it lacks the ioctl, or its memory cannot be shared), so frames then carry no export.
+    private static func export(_ device: V4L2Device, count: Int) -> [Int32] {
+        var descriptors: [Int32] = []
+        for index in 0..<count {
+            var descriptor: Int32 = -1
+            let e = CV4L2_exportBuffer(device.fd, UInt32(V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue), UInt32(index), &descriptor)
+            guard e == 0 else {
+                MovieRecorderLogging.log(.debug, "camera", "\(device.path): buffers are not exported as DMA-BUFs (VIDIOC_EXPBUF: \(String(cString: strerror(e)))); a hardware encoder copies the pictures")
+                for descriptor in descriptors { Glibc.close(descriptor) }
+                return []
+            }
+            descriptors.append(descriptor)
+        }
+        return descriptors
     }
 
     /// How long converted buffers were held.
@@ -125,7 +150,9 @@ package final class V4L2Stream: @unchecked Sendable {
             lending.withLock { $0.outstanding += 1 }
             let dequeued = DequeuedBuffer(bytes: UnsafeRawBufferPointer(start: mapping.pointer, count: used),
                                           sequence: buffer.sequence, timestamp: Self.timestamp(of: buffer),
-                                          isError: buffer.flags & UInt32(V4L2_BUF_FLAG_ERROR) != 0)
+                                          isError: buffer.flags & UInt32(V4L2_BUF_FLAG_ERROR) != 0,
+                                          exportDescriptor: Int(buffer.index) < exports.count ? exports[Int(buffer.index)] : -1,
+                                          length: mapping.length)
             delivery.deliver(dequeued, holder: BufferLease(stream: self, index: buffer.index), run: run, handler: handler)
         }
         shutdown()
@@ -185,6 +212,7 @@ package final class V4L2Stream: @unchecked Sendable {
 
     private func release() {
         for (pointer, length) in mappings { _ = v4l2_munmap(pointer, length) }
+        for descriptor in exports { Glibc.close(descriptor) }
         device.close()
     }
 }

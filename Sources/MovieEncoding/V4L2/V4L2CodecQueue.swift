@@ -23,6 +23,9 @@ struct V4L2CodecQueue {
     private(set) var mappings: [UnsafeMutableRawBufferPointer] = []
     /// Which buffers the driver holds now.
     private(set) var queued: [Bool] = []
+    /// Whether the buffers are DMA-BUFs of another device's (`V4L2_MEMORY_DMABUF`), queued one
+    /// picture at a time, rather than memory-mapped buffers of the codec's own.
+    private(set) var imports = false
 
     init(_ kind: Kind, device: V4L2Device, multiplanar: Bool) {
         self.kind = kind
@@ -97,6 +100,19 @@ struct V4L2CodecQueue {
         }
     }
 
+    /// Requests `count` buffers whose memory comes with each picture queued: DMA-BUFs another
+    /// device exported (`V4L2_MEMORY_DMABUF`); fewer than one is an error.
+    mutating func allocateImports(count: Int) throws(EncoderError) {
+        var granted = UInt32(count)
+        let e = CV4L2_requestImportBuffers(device.fd, type, &granted)
+        guard e == 0 else { throw failure(e, "requesting \(count) \(name) buffers for DMA-BUF import (VIDIOC_REQBUFS)") }
+        guard granted >= 1 else {
+            throw EncoderError(.unsupportedFormat, message: "\(device.path): requesting \(name) buffers for DMA-BUF import failed: the driver granted none")
+        }
+        imports = true
+        queued = Array(repeating: false, count: Int(granted))
+    }
+
     /// Unmaps the buffers and gives them back to the driver (`VIDIOC_REQBUFS` of 0); call after
     /// streaming stopped.
     mutating func release() {
@@ -104,7 +120,8 @@ struct V4L2CodecQueue {
         mappings = []
         queued = []
         var none: UInt32 = 0
-        _ = CV4L2_requestBuffers(device.fd, type, &none)
+        _ = imports ? CV4L2_requestImportBuffers(device.fd, type, &none) : CV4L2_requestBuffers(device.fd, type, &none)
+        imports = false
     }
 
     /// The index of a buffer the driver does not hold, if any.
@@ -115,6 +132,15 @@ struct V4L2CodecQueue {
     mutating func queue(_ index: Int, bytesUsed: Int, number: UInt64) throws(EncoderError) {
         let e = CV4L2_queueBuffer(device.fd, type, multiplanar ? 1 : 0, UInt32(index), UInt32(bytesUsed), Int64(number), 0)
         guard e == 0 else { throw failure(e, "queueing \(name) buffer \(index) (VIDIOC_QBUF)") }
+        queued[index] = true
+    }
+
+    /// Hands import buffer `index` to the driver as the DMA-BUF `descriptor` of `length` bytes
+    /// holding `bytesUsed`, stamped `number` as ``queue(_:bytesUsed:number:)`` does.
+    mutating func queueImport(_ index: Int, descriptor: Int32, length: Int, bytesUsed: Int, number: UInt64) throws(EncoderError) {
+        let e = CV4L2_queueImport(device.fd, type, multiplanar ? 1 : 0, UInt32(index), descriptor, UInt32(length),
+                                  UInt32(bytesUsed), Int64(number))
+        guard e == 0 else { throw failure(e, "queueing \(name) buffer \(index) with an imported DMA-BUF (VIDIOC_QBUF)") }
         queued[index] = true
     }
 
@@ -131,6 +157,7 @@ struct V4L2CodecQueue {
     /// Takes a buffer the driver is done with, without waiting.
     mutating func dequeue() throws(EncoderError) -> Taken {
         var buffer = CV4L2_DequeuedBuffer()
+        buffer.imported = imports ? 1 : 0
         let e = CV4L2_dequeueBuffer(device.fd, type, multiplanar ? 1 : 0, &buffer)
         if e == EAGAIN { return .none }
         if e == EPIPE { return .ended }

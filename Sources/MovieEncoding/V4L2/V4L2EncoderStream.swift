@@ -11,7 +11,8 @@ internal import CV4L2
 /// bcm2835-codec, Qualcomm Venus, MediaTek, Samsung MFC — and vicodec, the kernel's own
 /// reference, which the device rig tests against.
 ///
-/// Pictures are copied into the encoder's OUTPUT buffers, each stamped with a number of ours
+/// Pictures are copied into the encoder's OUTPUT buffers (or, when they lie in a camera's
+/// exported buffer, imported as DMA-BUFs without a copy), each stamped with a number of ours
 /// that the driver copies to the coded frame it makes from it (so the caller maps coded frames
 /// back to its own times, whatever the driver does to timestamps), and the coded frames are
 /// copied out of its CAPTURE buffers. Every wait is a `poll` with a deadline, so a driver that
@@ -51,6 +52,12 @@ internal import CV4L2
         public var controls: [Control] = []
         /// Buffers on each queue.
         public var bufferCount = 4
+        /// Whether pictures that lie in a camera's exported buffer are imported as DMA-BUFs
+        /// rather than copied, when their layout is the one the encoder takes.
+        public var importsCameraBuffers = true
+        /// OUTPUT buffers while importing: each holds a camera buffer until the encoder is done
+        /// with it, so fewer than the camera's six, leaving it buffers to fill meanwhile.
+        public var importBufferCount = 3
         /// How long any one step may wait for the driver, in nanoseconds.
         public var timeout: UInt64 = 5_000_000_000
 
@@ -82,6 +89,19 @@ internal import CV4L2
     private var isClosed = false
     /// Pictures submitted since the stream (re)started: none means the next one starts it.
     private var picturesSinceStart = 0
+    /// The frames whose camera buffers the OUTPUT buffers imported, by index, until the encoder
+    /// gives each back.
+    private var heldFrames: [VideoFrame?] = []
+    /// Coded frames a drain finished inside ``submit(_:number:)``, for ``takeCoded(waiting:)``.
+    private var finished: [CodedFrame] = []
+    /// The driver refused DMA-BUF buffers on OUTPUT once: pictures are copied from then on.
+    private var importRefused = false
+
+    /// Pictures imported from a camera's DMA-BUF, and pictures copied into OUTPUT buffers.
+    public private(set) var importedPictureCount = 0
+    public private(set) var copiedPictureCount = 0
+    /// Whether the OUTPUT queue holds imported DMA-BUFs now rather than buffers of its own.
+    public var importsPictures: Bool { output.imports }
 
     /// Whether the driver can be told to make the next picture a keyframe
     /// (`V4L2_CID_MPEG_VIDEO_FORCE_KEY_FRAME`); without it ``requestKeyframe()`` resets the stream.
@@ -115,6 +135,7 @@ internal import CV4L2
             canForceKeyframes = device.hasControl(V4L2CodecControl.forceKeyFrame)
             _ = CV4L2_subscribeEvent(device.fd, UInt32(V4L2_EVENT_EOS))  // LAST flags the end where this is missing
             try output.allocate(count: configuration.bufferCount, minimum: 1)
+            heldFrames = Array(repeating: nil, count: output.queued.count)
             try capture.allocate(count: configuration.bufferCount, minimum: 1)
             for index in capture.mappings.indices { try capture.queue(index, bytesUsed: 0, number: 0) }
             try output.stream(true)
@@ -180,10 +201,21 @@ internal import CV4L2
 }
 
 extension V4L2EncoderStream {
-    /// Encodes `frame`, stamped `number` (at least 1; the coded frame carries it back): copies
-    /// it into a free OUTPUT buffer, waiting for one while the encoder is busy.
+    /// Encodes `frame`, stamped `number` (at least 1; the coded frame carries it back), waiting
+    /// for a free OUTPUT buffer while the encoder is busy. A picture in a camera's exported
+    /// buffer, laid out as the encoder takes it, is imported without a copy; any other is copied.
+    ///
+    /// Which of the two the OUTPUT queue holds is chosen by each stream's first picture. A
+    /// picture that cannot be imported into a queue of imports (a copy the recording made while
+    /// the encoder was behind) ends the stream there: it is drained, its frames kept for
+    /// ``takeCoded(waiting:)``, and the queue turned to buffers of its own, so the picture
+    /// starts a new stream with a keyframe.
     public func submit(_ frame: VideoFrame, number: UInt64) throws(EncoderError) {
         guard !isClosed else { throw EncoderError(.failed, message: "\(path): encoding after the encoder was closed") }
+        let importable = canImport(frame)
+        if output.imports ? !importable : importable && picturesSinceStart == 0 {
+            try turnOutput(importing: importable)
+        }
         let deadline = MonotonicClock.now() + configuration.timeout
         try reclaimOutput()
         while output.freeBuffer == nil {
@@ -191,9 +223,51 @@ extension V4L2EncoderStream {
             try reclaimOutput()
         }
         let index = output.freeBuffer!
-        let used = max(output.copy(frame, into: index), min(output.sizeImage, output.mappings[index].count))
-        try output.queue(index, bytesUsed: used, number: number)
+        if output.imports, let exported = frame.exportedPicture {
+            try output.queueImport(index, descriptor: exported.descriptor, length: exported.length, bytesUsed: output.sizeImage,
+                                   number: number)
+            heldFrames[index] = frame
+            importedPictureCount += 1
+        } else {
+            let used = max(output.copy(frame, into: index), min(output.sizeImage, output.mappings[index].count))
+            try output.queue(index, bytesUsed: used, number: number)
+            copiedPictureCount += 1
+        }
         picturesSinceStart += 1
+    }
+
+    /// Whether `frame` lies in an exported camera buffer laid out exactly as the OUTPUT queue's
+    /// format: the same pixel format, row length and size, no padded rows to fill.
+    private func canImport(_ frame: VideoFrame) -> Bool {
+        guard configuration.importsCameraBuffers, !importRefused, let exported = frame.exportedPicture else { return false }
+        return exported.pixelFormat == output.pixelFormat && exported.bytesPerLine == output.bytesPerLine
+            && frame.width == output.width && frame.height == output.height && exported.bytesUsed >= output.sizeImage
+            && exported.length >= exported.bytesUsed
+    }
+
+    /// Gives the OUTPUT queue imported DMA-BUFs or buffers of its own, ending the stream first
+    /// if pictures are in it. A driver that refuses imports keeps buffers of its own.
+    private func turnOutput(importing: Bool) throws(EncoderError) {
+        if picturesSinceStart > 0 {
+            finished += try drain()
+            try restart()
+        }
+        try output.stream(false)
+        heldFrames = []
+        output.release()
+        if importing {
+            do throws(EncoderError) {
+                try output.allocateImports(count: configuration.importBufferCount)
+            } catch {
+                importRefused = true
+                MovieRecorderLogging.log(.info, "encoder", "\(path): pictures are copied: \(error.message)")
+                try output.allocate(count: configuration.bufferCount, minimum: 1)
+            }
+        } else {
+            try output.allocate(count: configuration.bufferCount, minimum: 1)
+        }
+        heldFrames = Array(repeating: nil, count: output.queued.count)
+        try output.stream(true)
     }
 
     /// Makes the next submitted picture a keyframe. A driver with the force-keyframe control is
@@ -214,6 +288,7 @@ extension V4L2EncoderStream {
     /// The next coded frame, waiting for it at most `timeout`. Nil when none came, or after the
     /// last one of a drain.
     public func takeCoded(waiting timeout: Duration = .zero) throws(EncoderError) -> CodedFrame? {
+        if !finished.isEmpty { return finished.removeFirst() }
         let (seconds, attoseconds) = timeout.components
         let nanoseconds = UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds / 1_000_000_000))
         let deadline: UInt64? = nanoseconds == 0 ? nil : MonotonicClock.now() + nanoseconds
@@ -243,9 +318,12 @@ extension V4L2EncoderStream {
         return CodedFrame(bytes: bytes, number: UInt64(max(0, buffer.seconds)), flags: buffer.flags)
     }
 
-    /// Takes back the OUTPUT buffers the encoder is done with.
+    /// Takes back the OUTPUT buffers the encoder is done with, letting go of the frames they
+    /// imported (their camera buffers go back to the camera).
     private func reclaimOutput() throws(EncoderError) {
-        while case .buffer = try output.dequeue() {}
+        while case .buffer(let buffer) = try output.dequeue() {
+            if Int(buffer.index) < heldFrames.count { heldFrames[Int(buffer.index)] = nil }
+        }
     }
 
     /// Waits until the device is ready for `events` (or signals an event) or `deadline` passes;
@@ -285,7 +363,8 @@ extension V4L2EncoderStream {
         guard !isClosed else { return [] }
         defer { picturesSinceStart = 0 }  // the stream has ended: nothing is waiting in it
         let deadline = MonotonicClock.now() + configuration.timeout
-        var frames: [CodedFrame] = []
+        var frames = finished
+        finished = []
         let e = CV4L2_encoderCommand(device.fd, UInt32(V4L2_ENC_CMD_STOP))
         if e == ENOTTY || e == EINVAL {
             while output.queued.contains(true) {
@@ -318,12 +397,14 @@ extension V4L2EncoderStream {
         let frames = picturesSinceStart > 0 ? try drain() : []
         try output.stream(false)
         try capture.stream(false)
+        heldFrames = []
         output.release()
         capture.release()
         configuration.width = width
         configuration.height = height
         try configureFormats()
         try output.allocate(count: configuration.bufferCount, minimum: 1)
+        heldFrames = Array(repeating: nil, count: output.queued.count)
         try capture.allocate(count: configuration.bufferCount, minimum: 1)
         for index in capture.mappings.indices { try capture.queue(index, bytesUsed: 0, number: 0) }
         try output.stream(true)
@@ -353,6 +434,7 @@ extension V4L2EncoderStream {
     private func teardown() {
         _ = CV4L2_stream(device.fd, output.type, 0)
         _ = CV4L2_stream(device.fd, capture.type, 0)
+        heldFrames = []
         output.release()
         capture.release()
         device.close()

@@ -22,10 +22,11 @@ extension Cases {
     /// order, with the number it went in with; keyframes at least every `gop` frames; after a
     /// drain a restarted stream on the same device starts with a keyframe and loses nothing.
     /// `multiplanar` reloads vicodec with its multi-planar queues first (and back after).
-    func memoryToMemoryEncode(gop: Int32, multiplanar: Bool, _ record: CaseRecord) async throws {
+    /// `imports`: vivid's buffers are imported as DMA-BUFs (every picture), else copied.
+    func memoryToMemoryEncode(gop: Int32, multiplanar: Bool, imports: Bool = true, _ record: CaseRecord) async throws {
         if multiplanar { try reloadVicodec(["multiplanar=1"]) }
         defer { if multiplanar { try? reloadVicodec([]) } }
-        let (stream, run, camera) = try encodeFromCamera(gop: gop, record) { EncoderRun(stream: $0, phases: [30, 10]) }
+        let (stream, run, camera) = try encodeFromCamera(gop: gop, imports: imports, record) { EncoderRun(stream: $0, phases: [30, 10]) }
         defer { stream.close() }
         record.set("coded", "\(stream.codedWidth)x\(stream.codedHeight)")
         let finished = await run.waitUntilFinished(seconds: 60)
@@ -33,6 +34,9 @@ extension Cases {
         guard finished else { throw CaseError("the encoding did not finish within 60 s: \(run.progress)") }
         if let error = run.error { throw CaseError("encoding failed: \(error)") }
         check(run.phases, gop: Int(gop), record)
+        record.expect(stream.importedPictureCount == (imports ? 40 : 0) && stream.copiedPictureCount == (imports ? 0 : 40),
+                      "pictures imported \(stream.importedPictureCount), copied \(stream.copiedPictureCount); expected all 40 \(imports ? "imported" : "copied")")
+        record.set("imported", stream.importedPictureCount)
     }
 
     /// Each phase's coded frames: numbered as submitted, in order, each a whole FWHT frame of

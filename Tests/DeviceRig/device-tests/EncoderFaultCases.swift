@@ -14,13 +14,14 @@ extension Cases {
 
     /// Opens vicodec's encoder for a 640x480 FWHT stream of GOP `gop` and starts vivid at
     /// 640x480 into the run `makeRun` makes for it.
-    func encodeFromCamera(gop: Int32, _ record: CaseRecord,
+    func encodeFromCamera(gop: Int32, imports: Bool = true, _ record: CaseRecord,
                                   _ makeRun: (V4L2EncoderStream) -> EncoderRun) throws -> (V4L2EncoderStream, EncoderRun, V4L2Camera) {
         guard let node = Self.vicodecNode("stateful-encoder") else { throw CaseError("vicodec's stateful-encoder node is missing") }
         record.set("encoder", node)
         var configuration = V4L2EncoderStream.Configuration(codedFormat: V4L2PixelFormat("FWHT")!, pictureFormat: .i420,
                                                             width: 640, height: 480, frameRate: frameRate)
         configuration.controls = [.init(id: 0x0099_09CB, value: gop, name: "the GOP size", isRequired: true)]
+        configuration.importsCameraBuffers = imports
         let stream = try V4L2EncoderStream(path: node, configuration: configuration)
         let run = makeRun(stream)
         let camera = try V4L2Camera(path: video, width: 640, height: 480, frameRate: frameRate, pixelFormat: .yuv420)
@@ -51,6 +52,7 @@ extension Cases {
         record.set("psnr_min", String(format1: scores.min() ?? 0))
         record.set("psnr_mean", String(format1: scores.reduce(0, +) / Double(max(1, scores.count))))
         record.set("bytes", coded.map(\.bytes.count).reduce(0, +))
+        record.expect(stream.importedPictureCount == count, "\(stream.importedPictureCount) of \(count) pictures imported from vivid's DMA-BUFs")
         record.expect(scores.count == count && scores.allSatisfy { $0 >= Self.roundTripPSNRFloor },
                       "luma PSNR per picture \(scores.map { String(format1: $0) }), expected \(count) at or above \(Self.roundTripPSNRFloor) dB")
     }

@@ -7,8 +7,9 @@ import Synchronization
 
 /// Feeds a camera's frames to an encoder stream on the capture thread, in phases of a given
 /// number of frames: each phase is drained at its end, and the stream restarted for the next.
-/// Pictures numbered in `keyframes` are asked to be keyframes first; the first `keeping`
-/// pictures are kept, for comparing with what a decoder makes of the coded frames.
+/// Pictures numbered in `keyframes` are asked to be keyframes first; those in `copying` go in
+/// as copies (without the camera's DMA-BUF, as the recording's reserve copies do); the first
+/// `keeping` pictures are kept, for comparing with what a decoder makes of the coded frames.
 final class EncoderRun: Sendable {
     private struct State {
         var phase = 0
@@ -26,15 +27,17 @@ final class EncoderRun: Sendable {
     private let stream: V4L2EncoderStream
     private let plan: [Int]
     private let keyframes: Set<UInt64>
+    private let copying: Set<UInt64>
     private let keeping: Int
     private let state = Mutex(State())
     private let (ended, endedContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     private let (submissions, submitted) = AsyncStream.makeStream(of: UInt64.self, bufferingPolicy: .bufferingNewest(1))
 
-    init(stream: V4L2EncoderStream, phases: [Int], keyframes: Set<UInt64> = [], keeping: Int = 0) {
+    init(stream: V4L2EncoderStream, phases: [Int], keyframes: Set<UInt64> = [], copying: Set<UInt64> = [], keeping: Int = 0) {
         self.stream = stream
         plan = phases
         self.keyframes = keyframes
+        self.copying = copying
         self.keeping = keeping
     }
 
@@ -62,7 +65,7 @@ final class EncoderRun: Sendable {
         }
         do throws(EncoderError) {
             var coded = keyframes.contains(number) ? try stream.requestKeyframe() : []
-            try stream.submit(frame, number: number)
+            try stream.submit(copying.contains(number) ? Self.copy(of: frame) : frame, number: number)
             let picture = number <= UInt64(keeping) ? frame.packedBytes() : nil
             while let frame = try stream.takeCoded() { coded.append(frame) }
             let phaseEnds = state.withLock { s in
@@ -111,6 +114,13 @@ final class EncoderRun: Sendable {
             group.cancelAll()
             return first
         }
+    }
+
+    /// The picture in memory of its own: a frame without the camera's DMA-BUF.
+    private static func copy(of frame: VideoFrame) -> VideoFrame {
+        // The bytes are one picture of the frame's own size and format, which cannot be refused.
+        try! VideoFrame(copying: frame.packedBytes(), width: frame.width, height: frame.height, pixelFormat: frame.pixelFormat,
+                        timestamp: frame.timestamp, sequenceNumber: frame.sequenceNumber)
     }
 
     /// This thread's CPU time so far, in microseconds.
