@@ -18,10 +18,10 @@ extension Harness {
         func row(_ name: String, _ values: [Double]) {
             print("  " + pad(name, 58) + "median \(padLeft(fixed(values.median, 0), 6)) µs (\(values.map { fixed($0, 0) }.joined(separator: ", ")))")
         }
-        row("M2M copied, library's share (user time: copies, calls)", user)
-        row("M2M copied, system time (vicodec's software encode inside it)", system)
-        row("M2M imported (DMA-BUF), library's share", importUser)
-        row("M2M imported (DMA-BUF), system time", importSystem)
+        row("M2M copied, library's share (user: copies, calls)", user)
+        row("M2M copied, system (vicodec's software encode)", system)
+        row("M2M imported (DMA-BUF), library's share (user)", importUser)
+        row("M2M imported (DMA-BUF), system", importSystem)
         row("x264 ultrafast, the encoding thread", x264)
         let ratios = zip(user, x264).map { $0 / $1 }
         let importRatios = zip(importUser, x264).map { $0 / $1 }

@@ -3,8 +3,8 @@
 /// The benchmark case m2m-cost: what a picture costs this process on the memory-to-memory
 /// path, beside what x264 costs for the same pictures, in the same guest.
 extension Cases {
-    /// Alternates, three times: 125 of vivid's 640x480 I420 pictures through vicodec's encoder
-    /// copied into its OUTPUT buffers, 125 imported as vivid's DMA-BUFs (each the capture
+    /// Alternates, three times: 375 of vivid's 640x480 I420 pictures through vicodec's encoder
+    /// copied into its OUTPUT buffers, 375 imported as vivid's DMA-BUFs (each the capture
     /// thread's CPU time in the stream's calls: the copy in where there is one, the ioctls, the
     /// copy out, and vicodec's own encoding where the kernel runs it inside them), and 5 s recorded
     /// from the same camera with x264 (the encoding thread's CPU time, sampled 0.3 s before the
@@ -13,13 +13,14 @@ extension Cases {
         var m2mUser: [Double] = [], m2mSystem: [Double] = [], importUser: [Double] = [], importSystem: [Double] = []
         var x264: [Double] = []
         for _ in 0..<3 {
-            let count = 125
+            // 15 s of pictures each: the guest charges CPU time in whole ticks.
+            let count = 375
             for imports in [false, true] {
                 let (stream, run, camera) = try encodeFromCamera(gop: 16, imports: imports, record) { EncoderRun(stream: $0, phases: [count]) }
-                let finished = await run.waitUntilFinished(seconds: 60)
+                let finished = await run.waitUntilFinished(seconds: 90)
                 camera.stop()
                 stream.close()
-                guard finished else { throw CaseError("the encoding did not finish within 60 s: \(run.progress)") }
+                guard finished else { throw CaseError("the encoding did not finish within 90 s: \(run.progress)") }
                 if let error = run.error { throw CaseError("encoding failed: \(error)") }
                 record.expect(stream.importedPictureCount == (imports ? count : 0),
                               "\(stream.importedPictureCount) of \(count) pictures imported, expected \(imports ? count : 0)")
