@@ -4,20 +4,21 @@
 ///
 /// The descriptor belongs to the camera's stream and stays open while any frame holding it
 /// lives; an importer keeps the frame until the device has given the buffer back, so the camera
-/// does not fill it again meanwhile.
-package struct ExportedPicture: Sendable {
+/// does not fill it again meanwhile. The device rig makes its own, to hand an encoder a
+/// descriptor it must refuse.
+@_spi(DeviceRig) public struct ExportedPicture: Sendable {
     /// The DMA-BUF descriptor; never closed by the frame's users.
-    package let descriptor: Int32
+    public let descriptor: Int32
     /// The camera's own layout of the picture: `YU12`, `NV12`.
-    package let pixelFormat: V4L2PixelFormat
+    public let pixelFormat: V4L2PixelFormat
     /// The driver's row length of the first plane, padding included.
-    package let bytesPerLine: Int
+    public let bytesPerLine: Int
     /// The bytes of the picture in the buffer.
-    package let bytesUsed: Int
+    public let bytesUsed: Int
     /// The buffer's whole length.
-    package let length: Int
+    public let length: Int
 
-    package init(descriptor: Int32, pixelFormat: V4L2PixelFormat, bytesPerLine: Int, bytesUsed: Int, length: Int) {
+    public init(descriptor: Int32, pixelFormat: V4L2PixelFormat, bytesPerLine: Int, bytesUsed: Int, length: Int) {
         self.length = length
         self.descriptor = descriptor
         self.pixelFormat = pixelFormat

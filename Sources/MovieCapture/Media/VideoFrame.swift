@@ -84,6 +84,13 @@ public final class VideoFrame: Sendable {
                   sequenceNumber: sequenceNumber, storage: storage)
     }
 
+    /// The same picture, claiming to lie in `picture` instead: for the device rig, to hand an
+    /// encoder a DMA-BUF it must refuse. The new frame keeps this one alive.
+    @_spi(DeviceRig) public func claiming(_ picture: ExportedPicture) -> VideoFrame {
+        VideoFrame(width: width, height: height, pixelFormat: pixelFormat, timestamp: timestamp, sequenceNumber: sequenceNumber,
+                   planes: planes, storage: self, exportedPicture: picture)
+    }
+
     /// A copy of the picture's bytes, tightly packed (for analysis or saving).
     public func packedBytes() -> [UInt8] {
         var out = [UInt8]()

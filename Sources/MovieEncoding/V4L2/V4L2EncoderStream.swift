@@ -1,6 +1,6 @@
 import MovieContainer
 import MoviePlatform
-import MovieCapture
+@_spi(DeviceRig) import MovieCapture
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -209,7 +209,8 @@ extension V4L2EncoderStream {
     /// picture that cannot be imported into a queue of imports (a copy the recording made while
     /// the encoder was behind) ends the stream there: it is drained, its frames kept for
     /// ``takeCoded(waiting:)``, and the queue turned to buffers of its own, so the picture
-    /// starts a new stream with a keyframe.
+    /// starts a new stream with a keyframe. So does a DMA-BUF the driver refuses to import, and
+    /// every picture is copied from then on.
     public func submit(_ frame: VideoFrame, number: UInt64) throws(EncoderError) {
         guard !isClosed else { throw EncoderError(.failed, message: "\(path): encoding after the encoder was closed") }
         let importable = canImport(frame)
@@ -224,8 +225,17 @@ extension V4L2EncoderStream {
         }
         let index = output.freeBuffer!
         if output.imports, let exported = frame.exportedPicture {
-            try output.queueImport(index, descriptor: exported.descriptor, length: exported.length, bytesUsed: output.sizeImage,
-                                   number: number)
+            do throws(EncoderError) {
+                try output.queueImport(index, descriptor: exported.descriptor, length: exported.length,
+                                       bytesUsed: output.sizeImage, number: number)
+            } catch where error.code != .deviceLost {
+                // A buffer this device cannot reach (another kind of memory, a stale descriptor):
+                // copied from now on, this picture starting the new stream.
+                importRefused = true
+                MovieRecorderLogging.log(.warning, "encoder", "\(path): pictures are copied from now on: \(error.message)")
+                try turnOutput(importing: false)
+                return try submit(frame, number: number)
+            }
             heldFrames[index] = frame
             importedPictureCount += 1
         } else {

@@ -32,4 +32,32 @@ extension Cases {
         record.expect(scores.count == count && scores.allSatisfy { $0 >= Self.roundTripPSNRFloor },
                       "luma PSNR per picture \(scores.map { String(format1: $0) }), expected \(count) at or above \(Self.roundTripPSNRFloor) dB")
     }
+
+    /// 20 of vivid's pictures; the 8th claims a DMA-BUF whose descriptor is `/dev/null`'s. vicodec
+    /// refuses the import (VIDIOC_QBUF: EINVAL); the encoder drains, copies that picture and every
+    /// later one, and nothing is lost, doubled or failed.
+    func memoryToMemoryImportRefused(_ record: CaseRecord) async throws {
+        let count = 20
+        let (stream, run, camera) = try encodeFromCamera(gop: 16, record) {
+            EncoderRun(stream: $0, phases: [count], forging: [8], keeping: count)
+        }
+        let finished = await run.waitUntilFinished(seconds: 60)
+        camera.stop()
+        stream.close()
+        guard finished else { throw CaseError("the encoding did not finish within 60 s: \(run.progress)") }
+        if let error = run.error { throw CaseError("encoding failed where it should have copied: \(error)") }
+        let coded = run.phases[0]
+        record.expect(coded.map(\.number) == (1...UInt64(count)).map { $0 }, "numbers \(coded.map(\.number)), expected 1…\(count)")
+        record.expect(stream.importedPictureCount == 7 && stream.copiedPictureCount == 13 && !stream.importsPictures,
+                      "imported \(stream.importedPictureCount), copied \(stream.copiedPictureCount); expected 7 and 13, copying at the end")
+        let intra = coded.enumerated().filter { FWHTFrame($0.1.bytes)?.isIntra == true }.map { $0.0 + 1 }
+        record.set("intra", intra.map(String.init).joined(separator: ","))
+        record.expect(intra == [1, 8], "intra pictures \(intra), expected 1 and 8 (the refused picture starts a stream)")
+        guard let decoder = Self.vicodecNode("stateful-decoder") else { throw CaseError("vicodec's stateful-decoder node is missing") }
+        let (decoded, _) = try Self.decode(coded.map(\.bytes), on: decoder, pictureSize: 640 * 480 * 3 / 2)
+        let scores = zip(run.pictures, decoded).map { Self.lumaPSNR($0, $1, pixels: 640 * 480) }
+        record.set("psnr_min", String(format1: scores.min() ?? 0))
+        record.expect(scores.count == count && scores.allSatisfy { $0 >= Self.roundTripPSNRFloor },
+                      "luma PSNR per picture \(scores.map { String(format1: $0) }), expected \(count) at or above \(Self.roundTripPSNRFloor) dB")
+    }
 }

@@ -1,14 +1,15 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import MovieCapture
+@_spi(DeviceRig) import MovieCapture
 @_spi(DeviceRig) import MovieEncoding
 import Synchronization
 
 /// Feeds a camera's frames to an encoder stream on the capture thread, in phases of a given
 /// number of frames: each phase is drained at its end, and the stream restarted for the next.
 /// Pictures numbered in `keyframes` are asked to be keyframes first; those in `copying` go in
-/// as copies (without the camera's DMA-BUF, as the recording's reserve copies do); the first
+/// as copies (without the camera's DMA-BUF, as the recording's reserve copies do), those in
+/// `forging` claiming to lie in a DMA-BUF that is `/dev/null`'s descriptor; the first
 /// `keeping` pictures are kept, for comparing with what a decoder makes of the coded frames.
 final class EncoderRun: Sendable {
     private struct State {
@@ -28,16 +29,21 @@ final class EncoderRun: Sendable {
     private let plan: [Int]
     private let keyframes: Set<UInt64>
     private let copying: Set<UInt64>
+    private let forging: Set<UInt64>
+    private let notADMABUF: Int32
     private let keeping: Int
     private let state = Mutex(State())
     private let (ended, endedContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     private let (submissions, submitted) = AsyncStream.makeStream(of: UInt64.self, bufferingPolicy: .bufferingNewest(1))
 
-    init(stream: V4L2EncoderStream, phases: [Int], keyframes: Set<UInt64> = [], copying: Set<UInt64> = [], keeping: Int = 0) {
+    init(stream: V4L2EncoderStream, phases: [Int], keyframes: Set<UInt64> = [], copying: Set<UInt64> = [],
+         forging: Set<UInt64> = [], keeping: Int = 0) {
         self.stream = stream
         plan = phases
         self.keyframes = keyframes
         self.copying = copying
+        self.forging = forging
+        notADMABUF = forging.isEmpty ? -1 : open("/dev/null", O_RDONLY | O_CLOEXEC)
         self.keeping = keeping
     }
 
@@ -65,7 +71,8 @@ final class EncoderRun: Sendable {
         }
         do throws(EncoderError) {
             var coded = keyframes.contains(number) ? try stream.requestKeyframe() : []
-            try stream.submit(copying.contains(number) ? Self.copy(of: frame) : frame, number: number)
+            let handed = copying.contains(number) ? Self.copy(of: frame) : forging.contains(number) ? forged(frame) : frame
+            try stream.submit(handed, number: number)
             let picture = number <= UInt64(keeping) ? frame.packedBytes() : nil
             while let frame = try stream.takeCoded() { coded.append(frame) }
             let phaseEnds = state.withLock { s in
@@ -114,6 +121,16 @@ final class EncoderRun: Sendable {
             group.cancelAll()
             return first
         }
+    }
+
+    deinit { if notADMABUF >= 0 { close(notADMABUF) } }
+
+    /// The picture claiming to lie in a DMA-BUF laid out as vivid's YU12, whose descriptor is
+    /// `/dev/null`'s: an import the driver must refuse.
+    private func forged(_ frame: VideoFrame) -> VideoFrame {
+        let size = frame.pixelFormat.byteCount(width: frame.width, height: frame.height)
+        return frame.claiming(ExportedPicture(descriptor: notADMABUF, pixelFormat: V4L2PixelFormat("YU12")!,
+                                              bytesPerLine: frame.planes[0].bytesPerRow, bytesUsed: size, length: size))
     }
 
     /// The picture in memory of its own: a frame without the camera's DMA-BUF.
