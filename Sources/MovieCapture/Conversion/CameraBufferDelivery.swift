@@ -21,6 +21,7 @@ package final class CameraBufferDelivery: Sendable {
     private let pool: PixelBufferPool?
     private let live: Bool
     private let device: String
+    private let nativePictures: NativePictureSwitch?
     private let lastSequence = LockedValue<UInt32?>(nil)
     private let holdTimes = LockedValue(ConversionStatistics())
     /// The format of the frames delivered: I420 unless NV12 passes through.
@@ -33,8 +34,11 @@ package final class CameraBufferDelivery: Sendable {
     ///   - descriptor: the device's descriptor for libv4lconvert, or -1.
     ///   - live: drop a frame when no pooled buffer is free (a camera), or wait for one (a replay).
     ///   - poolCount: converted pictures that may be out at once.
+    ///   - nativePictures: while on, YUYV and UYVY buffers are lent as they are (planes made on
+    ///     demand) instead of converted.
     package init(pixelFormat: V4L2PixelFormat, width: Int, height: Int, bytesPerLine: Int, descriptor: Int32,
-                 device: String, live: Bool, poolCount: Int) throws(DeviceError) {
+                 device: String, live: Bool, poolCount: Int, nativePictures: NativePictureSwitch? = nil) throws(DeviceError) {
+        self.nativePictures = NativePicture.lendable.contains(pixelFormat) ? nativePictures : nil
         self.width = width
         self.height = height
         self.bytesPerLine = bytesPerLine > 0 ? bytesPerLine : CameraPictureConverter.packedBytesPerLine(pixelFormat, width: width)
@@ -74,6 +78,9 @@ package final class CameraBufferDelivery: Sendable {
         if let direct {
             return lend(buffer, format: direct, holder: holder, handler: handler)
         }
+        if nativePictures?.isOn == true {
+            return lendNative(buffer, holder: holder, handler: handler)
+        }
         guard let pool, let lease = pool.lease(live: live, run: run) else {
             holder = nil
             if live { handler(.dropped(count: 1)) }
@@ -99,6 +106,35 @@ package final class CameraBufferDelivery: Sendable {
         }
         handler(.frame(VideoFrame(packed: lease.base, width: width, height: height, pixelFormat: .i420,
                                   timestamp: buffer.timestamp, sequenceNumber: UInt64(buffer.sequence), storage: lease)))
+    }
+
+    /// A packed YUYV or UYVY picture lent to the frame as it is; its I420 planes are converted
+    /// when first read (into a pooled buffer, or memory of their own when none is free).
+    private func lendNative(_ buffer: DequeuedBuffer, holder: consuming (any Sendable)?,
+                            handler: @Sendable (VideoSourceEvent) -> Void) {
+        guard let storage = holder, let base = buffer.bytes.baseAddress, buffer.bytes.count >= bytesPerLine * height else {
+            holder = nil
+            return handler(.corrupted)
+        }
+        let native = NativePicture(pixelFormat: self.native, base: base, bytesPerLine: bytesPerLine, bytesUsed: buffer.bytes.count)
+        let exported = buffer.exportDescriptor < 0 ? nil
+            : ExportedPicture(descriptor: buffer.exportDescriptor, pixelFormat: self.native, bytesPerLine: bytesPerLine,
+                              bytesUsed: buffer.bytes.count, length: max(buffer.length, buffer.bytes.count))
+        let (width, height, converter, pool) = (self.width, self.height, self.converter, self.pool)
+        let bytes = UnsafeRawBufferPointerBox(buffer.bytes)
+        handler(.frame(VideoFrame(width: width, height: height, timestamp: buffer.timestamp, sequenceNumber: UInt64(buffer.sequence),
+                                  native: native, exportedPicture: exported, storage: storage) {
+            let memory: any Sendable
+            let target: UnsafeMutableRawPointer
+            if let lease = pool?.lease() {
+                (memory, target) = (lease, lease.base)
+            } else {
+                let owned = OwnedPictureMemory(byteCount: PixelFormat.i420.byteCount(width: width, height: height))
+                (memory, target) = (owned, owned.base)
+            }
+            _ = converter.withLock { $0?.convert(bytes.buffer, into: I420Destination(packed: target, width: width, height: height)) }
+            return (VideoFrame.packedPlanes(target, width: width, height: height, pixelFormat: .i420), memory)
+        }))
     }
 
     /// I420 or NV12 as the driver laid it out, rows padded to its `bytesPerLine`, lent to the frame.

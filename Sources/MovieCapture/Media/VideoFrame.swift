@@ -22,43 +22,76 @@ public final class VideoFrame: Sendable {
     /// The source's frame counter (for V4L2, the driver's sequence number).
     public let sequenceNumber: UInt64
     /// The planes: Y, U, V for I420; Y, UV for NV12.
-    public let planes: [PlaneView]
-    /// The camera buffer the planes lie in, as a DMA-BUF a hardware encoder can import; nil for
-    /// a copy, a converted picture or a source without exports.
+    ///
+    /// A frame lent a camera's own YUYV picture (while a hardware encoder that takes YUYV
+    /// records) makes them on first read.
+    public var planes: [PlaneView] { deferred?.planes ?? madePlanes }
+    /// The camera buffer the picture lies in, as a DMA-BUF a hardware encoder can import; nil
+    /// for a copy, a converted picture or a source without exports.
     package let exportedPicture: ExportedPicture?
+    /// The camera's own packed picture this frame was lent, its planes made from it on demand.
+    package let nativePicture: NativePicture?
+    private let madePlanes: [PlaneView]
+    private let deferred: DeferredPlanes?
     private let storage: any Sendable
 
     /// Wraps memory that `storage` keeps alive.
     package init(width: Int, height: Int, pixelFormat: PixelFormat, timestamp: UInt64, sequenceNumber: UInt64,
          planes: [PlaneView], storage: any Sendable, exportedPicture: ExportedPicture? = nil) {
         self.exportedPicture = exportedPicture
+        nativePicture = nil
+        madePlanes = planes
+        deferred = nil
         self.width = width
         self.height = height
         self.pixelFormat = pixelFormat
         self.timestamp = timestamp
         self.sequenceNumber = sequenceNumber
-        self.planes = planes
         self.storage = storage
     }
+
+    /// A frame lent a camera's packed picture: its I420 planes are made by `convert` when first
+    /// read, into the memory it returns. `storage` keeps the camera's buffer.
+    package init(width: Int, height: Int, timestamp: UInt64, sequenceNumber: UInt64, native: NativePicture,
+                 exportedPicture: ExportedPicture?, storage: any Sendable,
+                 convert: @escaping @Sendable () -> (planes: [PlaneView], memory: any Sendable)) {
+        self.width = width
+        self.height = height
+        pixelFormat = .i420
+        self.timestamp = timestamp
+        self.sequenceNumber = sequenceNumber
+        nativePicture = native
+        self.exportedPicture = exportedPicture
+        madePlanes = []
+        deferred = DeferredPlanes(convert)
+        self.storage = storage
+    }
+
+    /// Whether a frame lent a camera's own picture had its planes made (something read them);
+    /// false for every other frame. The device rig checks an encoder took the picture unconverted.
+    @_spi(DeviceRig) public var convertedOnDemand: Bool { deferred?.isMade ?? false }
 
     /// Frames over a tightly packed buffer.
     package convenience init(packed base: UnsafeMutableRawPointer, width: Int, height: Int, pixelFormat: PixelFormat,
                      timestamp: UInt64, sequenceNumber: UInt64, storage: any Sendable) {
+        self.init(width: width, height: height, pixelFormat: pixelFormat, timestamp: timestamp, sequenceNumber: sequenceNumber,
+                  planes: Self.packedPlanes(base, width: width, height: height, pixelFormat: pixelFormat), storage: storage)
+    }
+
+    /// The planes of a tightly packed picture at `base`.
+    package static func packedPlanes(_ base: UnsafeMutableRawPointer, width: Int, height: Int, pixelFormat: PixelFormat) -> [PlaneView] {
         let chromaWidth = (width + 1) / 2, chromaHeight = (height + 1) / 2
         let y = PlaneView(baseAddress: UnsafeRawPointer(base), bytesPerRow: width, height: height)
-        let planes: [PlaneView]
         switch pixelFormat {
         case .i420:
             let u = base + width * height
             let v = u + chromaWidth * chromaHeight
-            planes = [y, PlaneView(baseAddress: UnsafeRawPointer(u), bytesPerRow: chromaWidth, height: chromaHeight),
-                      PlaneView(baseAddress: UnsafeRawPointer(v), bytesPerRow: chromaWidth, height: chromaHeight)]
+            return [y, PlaneView(baseAddress: UnsafeRawPointer(u), bytesPerRow: chromaWidth, height: chromaHeight),
+                    PlaneView(baseAddress: UnsafeRawPointer(v), bytesPerRow: chromaWidth, height: chromaHeight)]
         case .nv12:
-            planes = [y, PlaneView(baseAddress: UnsafeRawPointer(base + width * height), bytesPerRow: chromaWidth * 2,
-                                   height: chromaHeight)]
+            return [y, PlaneView(baseAddress: UnsafeRawPointer(base + width * height), bytesPerRow: chromaWidth * 2,
+                                 height: chromaHeight)]
         }
-        self.init(width: width, height: height, pixelFormat: pixelFormat, timestamp: timestamp,
-                  sequenceNumber: sequenceNumber, planes: planes, storage: storage)
     }
 
     /// Creates a frame holding a copy of `bytes`: a tightly packed I420 or NV12 picture, as an
@@ -106,12 +139,16 @@ public final class VideoFrame: Sendable {
     }
 }
 
-/// Memory a frame made from an application's bytes owns, freed with the last reference.
-private final class OwnedPictureMemory: @unchecked Sendable {
-    // @unchecked: written once here, then only read through the frame's planes.
+/// Memory a frame owns (an application's bytes, planes made on demand), freed with the last
+/// reference.
+final class OwnedPictureMemory: @unchecked Sendable {
+    // @unchecked: written once when made, then only read through the frame's planes.
     let base: UnsafeMutableRawPointer
-    init(_ bytes: [UInt8]) {
-        base = .allocate(byteCount: max(bytes.count, 1), alignment: 64)
+    init(byteCount: Int) {
+        base = .allocate(byteCount: max(byteCount, 1), alignment: 64)
+    }
+    convenience init(_ bytes: [UInt8]) {
+        self.init(byteCount: bytes.count)
         bytes.withUnsafeBytes { base.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
     }
     deinit { base.deallocate() }

@@ -48,6 +48,9 @@ public final class V4L2Camera: VideoSource {
     /// and `V4L2_CID_CAMERA_SENSOR_ROTATION`; ``CameraMounting/unknown`` when the driver has
     /// neither. A `RotationCoordinator` can override it.
     public let mounting: CameraMounting
+    /// Whether YUYV and UYVY pictures are lent to frames as they are rather than converted at
+    /// capture: asked for by a recording whose hardware encoder takes the camera's layout.
+    package let nativePictures = NativePictureSwitch()
     /// The device path, such as `/dev/video0`, as the source's name.
     public var name: String { device.path }
     /// Always `true`: a camera delivers frames in real time.
@@ -192,4 +195,12 @@ public final class V4L2Camera: VideoSource {
     /// Stops streaming and waits for the capture thread to end; does nothing when not
     /// capturing.
     public func stop() { thread.stop() }
+
+    /// Lends YUYV and UYVY pictures to frames as they are, their I420 planes made only when
+    /// read, until ``releaseNativePictures()``: what a recording with a hardware encoder that
+    /// takes the camera's layout asks for, and the device rig drives directly.
+    @_spi(DeviceRig) public func requestNativePictures() { nativePictures.request() }
+
+    /// Withdraws one ``requestNativePictures()``.
+    @_spi(DeviceRig) public func releaseNativePictures() { nativePictures.release() }
 }

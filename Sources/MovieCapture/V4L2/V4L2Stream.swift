@@ -20,7 +20,7 @@ package final class V4L2Stream: @unchecked Sendable {
     private let device: V4L2Device
     private let mappings: [(pointer: UnsafeMutableRawPointer, length: Int)]
     /// Each buffer as a DMA-BUF for a hardware encoder to import, when the driver exports them
-    /// and the pictures are lent (I420, NV12); closed with the mappings.
+    /// and the pictures may be lent (I420, NV12; YUYV, UYVY on request); closed with the mappings.
     private let exports: [Int32]
     private let delivery: CameraBufferDelivery
     private let lending = LockedValue<(outstanding: Int, closing: Bool, closed: Bool)>((0, false, false))
@@ -75,11 +75,14 @@ package final class V4L2Stream: @unchecked Sendable {
                 mapped.append((pointer, length))
                 try dev.ioctl(CV4L2_VIDIOC_QBUF(), &buffer, step: "queueing buffer \(index)")
             }
-            if camera.nativePixelFormat.directPixelFormat != nil { exported = Self.export(dev, count: Int(request.count)) }
+            if camera.nativePixelFormat.directPixelFormat != nil || NativePicture.lendable.contains(camera.nativePixelFormat) {
+                exported = Self.export(dev, count: Int(request.count))
+            }
             // Six pooled pictures: one being converted, the rest queued for the outputs.
             delivery = try CameraBufferDelivery(pixelFormat: camera.nativePixelFormat, width: camera.format.width,
                                                 height: camera.format.height, bytesPerLine: Int(fmt.fmt.pix.bytesperline),
-                                                descriptor: dev.fd, device: path, live: true, poolCount: 6)
+                                                descriptor: dev.fd, device: path, live: true, poolCount: 6,
+                                                nativePictures: camera.nativePictures)
             var type = Int32(V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue)
             try dev.ioctl(CV4L2_VIDIOC_STREAMON(), &type, step: "starting the stream (VIDIOC_STREAMON)")
         } catch {

@@ -19,6 +19,20 @@ extension V4L2CodecQueue {
         }
     }
 
+    /// Copies a camera's packed picture (YUYV, UYVY) of `width`x`height` into buffer `index` at
+    /// the queue's row length, the last row repeated into the rows a driver pads the height
+    /// with; returns the bytes used.
+    func copy(_ native: NativePicture, width: Int, height: Int, into index: Int) -> Int {
+        let buffer = mappings[index]
+        let rowBytes = min(bytesPerLine, width * 2)
+        for row in 0..<self.height {
+            let destination = row * bytesPerLine
+            guard destination + rowBytes <= buffer.count else { break }
+            memcpy(buffer.baseAddress! + destination, native.base + min(row, height - 1) * native.bytesPerLine, rowBytes)
+        }
+        return min(buffer.count, bytesPerLine * self.height)
+    }
+
     /// Copies `frame` into buffer `index` in the queue's layout, the last row repeated into
     /// the rows a driver pads the height with; returns the bytes used.
     func copy(_ frame: VideoFrame, into index: Int) -> Int {

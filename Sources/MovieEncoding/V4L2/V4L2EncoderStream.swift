@@ -55,6 +55,9 @@ internal import CV4L2
         /// Whether pictures that lie in a camera's exported buffer are imported as DMA-BUFs
         /// rather than copied, when their layout is the one the encoder takes.
         public var importsCameraBuffers = true
+        /// Whether a frame lent a camera's own packed picture (YUYV, UYVY) goes in in that layout,
+        /// unconverted, when the encoder takes it; else its I420 planes do.
+        public var takesCameraLayouts = true
         /// OUTPUT buffers while importing: each holds a camera buffer until the encoder is done
         /// with it, so fewer than the camera's six, leaving it buffers to fill meanwhile.
         public var importBufferCount = 3
@@ -96,12 +99,19 @@ internal import CV4L2
     private var finished: [CodedFrame] = []
     /// The driver refused DMA-BUF buffers on OUTPUT once: pictures are copied from then on.
     private var importRefused = false
+    /// The picture layouts the OUTPUT queue takes for the coded format.
+    private var outputLayouts: [V4L2PixelFormat] = []
 
     /// Pictures imported from a camera's DMA-BUF, and pictures copied into OUTPUT buffers.
     public private(set) var importedPictureCount = 0
     public private(set) var copiedPictureCount = 0
     /// Whether the OUTPUT queue holds imported DMA-BUFs now rather than buffers of its own.
     public var importsPictures: Bool { output.imports }
+    /// The picture layout on the OUTPUT queue now: `YU12`, `NV12`, or a camera's `YUYV`.
+    public var pictureLayout: V4L2PixelFormat { output.pixelFormat }
+
+    /// Whether the encoder takes pictures in `layout` for its coded format.
+    public func takesPictures(in layout: V4L2PixelFormat) -> Bool { outputLayouts.contains(layout) }
 
     /// Whether the driver can be told to make the next picture a keyframe
     /// (`V4L2_CID_MPEG_VIDEO_FORCE_KEY_FRAME`); without it ``requestKeyframe()`` resets the stream.
@@ -158,20 +168,30 @@ internal import CV4L2
             throw EncoderError(.unsupportedFormat, message: "\(path): choosing the coded format failed: it does not make \(config.codedFormat); it makes \(list(capture.pixelFormats()))")
         }
         try capture.setFormat(config.codedFormat, width: config.width, height: config.height)
-        let picture: V4L2PixelFormat = config.pictureFormat == .i420 ? .yuv420 : .nv12
-        guard output.pixelFormats().contains(picture) else {
-            throw EncoderError(.unsupportedFormat, message: "\(path): choosing the picture format failed: it does not take \(picture); it takes \(list(output.pixelFormats()))")
+        outputLayouts = output.pixelFormats()
+        guard outputLayouts.contains(planarLayout) else {
+            throw EncoderError(.unsupportedFormat, message: "\(path): choosing the picture format failed: it does not take \(planarLayout); it takes \(list(outputLayouts))")
         }
-        try output.setFormat(picture, width: config.width, height: config.height)
-        guard output.pixelFormat == picture, output.width == config.width,
-              output.height >= config.height, output.height - config.height < 16 else {
-            throw EncoderError(.unsupportedFormat, message: "\(path): setting the picture size failed: the driver took \(output.width)x\(output.height) \(output.pixelFormat) for \(config.width)x\(config.height) \(picture); record at a size it takes (`movrec devices` lists them)")
-        }
+        try setPictureLayout(planarLayout)
         try capture.readFormat()
         var parm = v4l2_streamparm()
         parm.type = output.type
         parm.parm.output.timeperframe = v4l2_fract(numerator: config.frameRate.seconds, denominator: config.frameRate.frames)
         _ = device.ioctl(CV4L2_VIDIOC_S_PARM(), &parm)  // optional: vicodec has no frame rate (ENOTTY)
+    }
+
+    /// The planar layout the configuration names, `YU12` or `NV12`.
+    var planarLayout: V4L2PixelFormat { configuration.pictureFormat == .i420 ? .yuv420 : .nv12 }
+
+    /// Sets the OUTPUT queue's picture layout at the configured size, and checks the driver took
+    /// it: the same width, the height padded by less than a block at most.
+    private func setPictureLayout(_ layout: V4L2PixelFormat) throws(EncoderError) {
+        let config = configuration
+        try output.setFormat(layout, width: config.width, height: config.height)
+        guard output.pixelFormat == layout, output.width == config.width,
+              output.height >= config.height, output.height - config.height < 16 else {
+            throw EncoderError(.unsupportedFormat, message: "\(path): setting the picture size failed: the driver took \(output.width)x\(output.height) \(output.pixelFormat) for \(config.width)x\(config.height) \(layout); record at a size it takes (`movrec devices` lists them)")
+        }
     }
 
     /// Sets each control; a required one the driver refuses is an error naming it.
@@ -204,26 +224,22 @@ extension V4L2EncoderStream {
     /// Encodes `frame`, stamped `number` (at least 1; the coded frame carries it back), waiting
     /// for a free OUTPUT buffer while the encoder is busy. A picture in a camera's exported
     /// buffer, laid out as the encoder takes it, is imported without a copy; any other is copied.
+    /// A frame lent a camera's own YUYV or UYVY goes in in that layout where the encoder takes it,
+    /// never converted.
     ///
-    /// Which of the two the OUTPUT queue holds is chosen by each stream's first picture. A
-    /// picture that cannot be imported into a queue of imports (a copy the recording made while
-    /// the encoder was behind) ends the stream there: it is drained, its frames kept for
-    /// ``takeCoded(waiting:)``, and the queue turned to buffers of its own, so the picture
-    /// starts a new stream with a keyframe. So does a DMA-BUF the driver refuses to import, and
-    /// every picture is copied from then on.
+    /// How the OUTPUT queue takes pictures (``Intake``) is chosen by each stream's first picture.
+    /// A picture the queue cannot take — a copy the recording made while the encoder was behind,
+    /// among imports or camera layouts — ends the stream there: it is drained, its frames kept
+    /// for ``takeCoded(waiting:)``, and the queue turned, so the picture starts a new stream with
+    /// a keyframe. So does a DMA-BUF the driver refuses to import, and every picture is copied
+    /// from then on.
     public func submit(_ frame: VideoFrame, number: UInt64) throws(EncoderError) {
         guard !isClosed else { throw EncoderError(.failed, message: "\(path): encoding after the encoder was closed") }
-        let importable = canImport(frame)
-        if output.imports ? !importable : importable && picturesSinceStart == 0 {
-            try turnOutput(importing: importable)
+        let preferred = preferredIntake(for: frame)
+        if picturesSinceStart == 0 ? preferred != currentIntake : !accepts(frame) {
+            try turnOutput(to: preferred, for: frame)
         }
-        let deadline = MonotonicClock.now() + configuration.timeout
-        try reclaimOutput()
-        while output.freeBuffer == nil {
-            try wait(for: Int16(POLLOUT), until: deadline, step: "waiting for a free OUTPUT buffer")
-            try reclaimOutput()
-        }
-        let index = output.freeBuffer!
+        let index = try freeOutputBuffer()
         if output.imports, let exported = frame.exportedPicture {
             do throws(EncoderError) {
                 try output.queueImport(index, descriptor: exported.descriptor, length: exported.length,
@@ -233,17 +249,64 @@ extension V4L2EncoderStream {
                 // copied from now on, this picture starting the new stream.
                 importRefused = true
                 MovieRecorderLogging.log(.warning, "encoder", "\(path): pictures are copied from now on: \(error.message)")
-                try turnOutput(importing: false)
+                try turnOutput(to: preferredIntake(for: frame), for: frame)
                 return try submit(frame, number: number)
             }
             heldFrames[index] = frame
             importedPictureCount += 1
         } else {
-            let used = max(output.copy(frame, into: index), min(output.sizeImage, output.mappings[index].count))
-            try output.queue(index, bytesUsed: used, number: number)
+            let copied = if let native = frame.nativePicture, native.pixelFormat == output.pixelFormat {
+                output.copy(native, width: frame.width, height: frame.height, into: index)
+            } else {
+                output.copy(frame, into: index)
+            }
+            try output.queue(index, bytesUsed: max(copied, min(output.sizeImage, output.mappings[index].count)), number: number)
             copiedPictureCount += 1
         }
         picturesSinceStart += 1
+    }
+
+    /// An OUTPUT buffer the driver does not hold, waiting for one while the encoder is busy.
+    private func freeOutputBuffer() throws(EncoderError) -> Int {
+        let deadline = MonotonicClock.now() + configuration.timeout
+        try reclaimOutput()
+        while output.freeBuffer == nil {
+            try wait(for: Int16(POLLOUT), until: deadline, step: "waiting for a free OUTPUT buffer")
+            try reclaimOutput()
+        }
+        return output.freeBuffer!
+    }
+
+    /// How the OUTPUT queue takes pictures: the layout on it, and whether its buffers are
+    /// imported DMA-BUFs.
+    struct Intake: Equatable {
+        var layout: V4L2PixelFormat
+        var imports: Bool
+    }
+
+    private var currentIntake: Intake { Intake(layout: output.pixelFormat, imports: output.imports) }
+
+    /// What suits `frame` best: the camera's own layout when the frame was lent it and the
+    /// encoder takes it, else the configured planar one; imported when its exported buffer has
+    /// that layout (checked again against the driver's row length once the layout is set).
+    private func preferredIntake(for frame: VideoFrame) -> Intake {
+        var layout = planarLayout
+        if configuration.takesCameraLayouts, let native = frame.nativePicture, outputLayouts.contains(native.pixelFormat),
+           frame.width == configuration.width, frame.height == configuration.height {
+            layout = native.pixelFormat
+        }
+        let importable = layout == output.pixelFormat ? canImport(frame)
+            : configuration.importsCameraBuffers && !importRefused && frame.exportedPicture?.pixelFormat == layout
+        return Intake(layout: layout, imports: importable)
+    }
+
+    /// Whether the queue as it is can take `frame` without ending the stream: imports take a
+    /// matching DMA-BUF, a camera layout takes that layout's bytes, the planar layout any frame.
+    private func accepts(_ frame: VideoFrame) -> Bool {
+        if output.imports { return canImport(frame) }
+        if output.pixelFormat == planarLayout { return true }
+        return frame.nativePicture?.pixelFormat == output.pixelFormat && frame.width == configuration.width
+            && frame.height == configuration.height
     }
 
     /// Whether `frame` lies in an exported camera buffer laid out exactly as the OUTPUT queue's
@@ -255,9 +318,11 @@ extension V4L2EncoderStream {
             && exported.length >= exported.bytesUsed
     }
 
-    /// Gives the OUTPUT queue imported DMA-BUFs or buffers of its own, ending the stream first
-    /// if pictures are in it. A driver that refuses imports keeps buffers of its own.
-    private func turnOutput(importing: Bool) throws(EncoderError) {
+    /// Turns the OUTPUT queue to `intake` for `frame`, ending the stream first if pictures are in
+    /// it: the layout set again if it changes, then imported DMA-BUFs (when `frame`'s fits the
+    /// layout as the driver set it) or buffers of its own. A driver that refuses imports keeps
+    /// buffers of its own.
+    private func turnOutput(to intake: Intake, for frame: VideoFrame) throws(EncoderError) {
         if picturesSinceStart > 0 {
             finished += try drain()
             try restart()
@@ -265,7 +330,8 @@ extension V4L2EncoderStream {
         try output.stream(false)
         heldFrames = []
         output.release()
-        if importing {
+        if output.pixelFormat != intake.layout { try setPictureLayout(intake.layout) }
+        if intake.imports && canImport(frame) {
             do throws(EncoderError) {
                 try output.allocateImports(count: configuration.importBufferCount)
             } catch {

@@ -58,6 +58,9 @@ package final class V4L2VideoEncoder: VideoEncoder, @unchecked Sendable {
 
     deinit { stream.close() }
 
+    /// Whether the encoder takes pictures in `layout` (a camera's YUYV) as they are.
+    package func takesPictures(in layout: V4L2PixelFormat) -> Bool { stream.takesPictures(in: layout) }
+
     /// The controls for `settings`, required ones first: the level and the GOP every encoder
     /// has; the rest set where the driver has them.
     static func controls(_ settings: VideoEncoderSettings, format: VideoFormat) throws -> [V4L2EncoderStream.Control] {

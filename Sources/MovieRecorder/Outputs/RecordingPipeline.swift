@@ -56,6 +56,9 @@ final class RecordingPipeline: Sendable {
     /// back by ``waitForVideo(reaching:)`` waits for.
     let videoProgressed = WakeSignal()
     let encoder: any VideoEncoder
+    /// The camera's switch for lending its own YUYV or UYVY pictures, turned on while encoding
+    /// when the hardware encoder takes that layout.
+    let cameraLayoutLending: NativePictureSwitch?
     /// Where the encoded pictures go for an RTSP server, besides the file.
     let tap: EncodedStreamTap?
     /// What every segment's tracks hold.
@@ -137,6 +140,11 @@ final class RecordingPipeline: Sendable {
             }
         } catch let error as EncoderError {
             throw RecordingError(.encoderFailed, "MovieFileOutput: starting the encoder: \(error.message)", underlyingError: error)
+        }
+        if let camera = sources.cameraLayout, let hardware = encoder as? V4L2VideoEncoder, hardware.takesPictures(in: camera.layout) {
+            cameraLayoutLending = camera.lending
+        } else {
+            cameraLayoutLending = nil
         }
         do {
             aacEncoder = try Self.makeAudioEncoder(settings.audio, for: sources.audio?.format)

@@ -370,6 +370,9 @@ public actor CaptureSession {
         let consumersChanged = router.consumersChanged
         return SourceDescription(
             video: configuration.videoInput.map { ($0.format, $0.isLive, $0.name) },
+            cameraLayout: (configuration.videoInput as? V4L2Camera).flatMap { camera in
+                NativePicture.lendable.contains(camera.nativePixelFormat) ? (camera.nativePixelFormat, camera.nativePictures) : nil
+            },
             audio: configuration.audioInput.map { ($0.format, $0.isLive, $0.name, $0.hasOwnClock) },
             wakeWaitingSources: { consumersChanged.wake() }, pressure: pressure)
     }

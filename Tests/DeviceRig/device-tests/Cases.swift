@@ -50,6 +50,8 @@ final class Cases {
         DeviceTestCase(name: "m2m-encode-copy") { try await $0.memoryToMemoryEncode(gop: 10, multiplanar: false, imports: false, $1) },
         DeviceTestCase(name: "m2m-import-fallback") { try await $0.memoryToMemoryImportFallback($1) },
         DeviceTestCase(name: "m2m-import-refused") { try await $0.memoryToMemoryImportRefused($1) },
+        DeviceTestCase(name: "m2m-yuyv") { try await $0.memoryToMemoryCameraLayout(imports: true, $1) },
+        DeviceTestCase(name: "m2m-yuyv-copy") { try await $0.memoryToMemoryCameraLayout(imports: false, $1) },
         DeviceTestCase(name: "m2m-refusals") { try $0.memoryToMemoryRefusals($1) },
         DeviceTestCase(name: "m2m-keyframes") { try await $0.memoryToMemoryKeyframes($1) },
         DeviceTestCase(name: "m2m-resize") { try await $0.memoryToMemoryResize($1) },

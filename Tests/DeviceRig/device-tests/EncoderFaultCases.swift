@@ -2,7 +2,7 @@
 import Glibc
 #endif
 internal import CRigDrivers
-import MovieCapture
+@_spi(DeviceRig) import MovieCapture
 @_spi(DeviceRig) import MovieEncoding
 
 /// The encoder stream's keyframes on request, a decoder's view of what it made, and the device
@@ -14,7 +14,9 @@ extension Cases {
 
     /// Opens vicodec's encoder for a 640x480 FWHT stream of GOP `gop` and starts vivid at
     /// 640x480 into the run `makeRun` makes for it.
-    func encodeFromCamera(gop: Int32, imports: Bool = true, _ record: CaseRecord,
+    /// `cameraFormat` other than I420 (YUYV) has vivid's pictures lent as they are
+    /// (`requestNativePictures()`), as a recording whose encoder takes that layout does.
+    func encodeFromCamera(gop: Int32, imports: Bool = true, cameraFormat: V4L2PixelFormat = .yuv420, _ record: CaseRecord,
                                   _ makeRun: (V4L2EncoderStream) -> EncoderRun) throws -> (V4L2EncoderStream, EncoderRun, V4L2Camera) {
         guard let node = Self.vicodecNode("stateful-encoder") else { throw CaseError("vicodec's stateful-encoder node is missing") }
         record.set("encoder", node)
@@ -24,7 +26,8 @@ extension Cases {
         configuration.importsCameraBuffers = imports
         let stream = try V4L2EncoderStream(path: node, configuration: configuration)
         let run = makeRun(stream)
-        let camera = try V4L2Camera(path: video, width: 640, height: 480, frameRate: frameRate, pixelFormat: .yuv420)
+        let camera = try V4L2Camera(path: video, width: 640, height: 480, frameRate: frameRate, pixelFormat: cameraFormat)
+        if cameraFormat != .yuv420 { camera.requestNativePictures() }
         do { try camera.start { run.handle($0) } } catch {
             stream.close()
             throw error

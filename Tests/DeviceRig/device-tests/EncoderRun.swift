@@ -20,6 +20,9 @@ final class EncoderRun: Sendable {
         var pictures: [[UInt8]] = []
         var error: EncoderError?
         var finished = false
+        /// Frames whose I420 planes were made from the camera's own picture by the time the
+        /// stream was done with them.
+        var conversions = 0
         /// The capture thread's CPU time in the stream's calls, in microseconds.
         var userMicroseconds = 0
         var systemMicroseconds = 0
@@ -50,6 +53,7 @@ final class EncoderRun: Sendable {
     var phases: [[V4L2EncoderStream.CodedFrame]] { state.withLock { $0.coded } }
     var pictures: [[UInt8]] { state.withLock { $0.pictures } }
     var failure: EncoderError? { state.withLock { $0.error } }
+    var conversions: Int { state.withLock { $0.conversions } }
     /// CPU time the capture thread spent in the stream's calls (copies, ioctls and whatever the
     /// driver does inside them), in microseconds: user, system.
     var cpu: (user: Int, system: Int) { state.withLock { ($0.userMicroseconds, $0.systemMicroseconds) } }
@@ -75,8 +79,10 @@ final class EncoderRun: Sendable {
             try stream.submit(handed, number: number)
             let picture = number <= UInt64(keeping) ? frame.packedBytes() : nil
             while let frame = try stream.takeCoded() { coded.append(frame) }
+            let converted = frame.convertedOnDemand
             let phaseEnds = state.withLock { s in
                 s.submitted = number
+                if converted { s.conversions += 1 }
                 s.inPhase += 1
                 if let picture { s.pictures.append(picture) }
                 return s.inPhase == plan[phase]

@@ -12,6 +12,9 @@ struct FWHTFrame {
     let payloadSize: Int
 
     var isIntra: Bool { flags & Self.intraFlag != 0 }
+    /// Whether the chroma planes have every row (`V4L2_FWHT_FL_CHROMA_FULL_HEIGHT`): coded from a
+    /// 4:2:2 picture such as YUYV, not from 4:2:0.
+    var hasFullHeightChroma: Bool { flags & 0x80 != 0 }
 
     /// Reads the header at the start of `bytes`; nil when it is not one (wrong magic, version or
     /// a payload size that does not match the bytes).
