@@ -13,4 +13,14 @@ package struct DequeuedBuffer {
     package var exportDescriptor: Int32 = -1
     /// The whole buffer's length, which an importer of the DMA-BUF is told.
     package var length = 0
+
+    package init(bytes: UnsafeRawBufferPointer, sequence: UInt32, timestamp: UInt64, isError: Bool = false,
+                 exportDescriptor: Int32 = -1, length: Int = 0) {
+        self.bytes = bytes
+        self.sequence = sequence
+        self.timestamp = timestamp
+        self.isError = isError
+        self.exportDescriptor = exportDescriptor
+        self.length = length
+    }
 }

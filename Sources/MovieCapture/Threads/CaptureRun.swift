@@ -15,6 +15,8 @@ package final class CaptureRun: @unchecked Sendable {
     private var stopSignals: [WakeSignal] = []
     private var stopPipes: [WakePipe] = []
 
+    package init() {}
+
     /// A Boolean value that indicates whether the run was asked to stop.
     package var isStopRequested: Bool { lock.withLock { stopRequested } }
 
