@@ -36,8 +36,14 @@ package final class CameraBufferDelivery: Sendable {
     ///   - poolCount: converted pictures that may be out at once.
     ///   - nativePictures: while on, YUYV and UYVY buffers are lent as they are (planes made on
     ///     demand) instead of converted.
+    package convenience init(pixelFormat: V4L2PixelFormat, width: Int, height: Int, bytesPerLine: Int, descriptor: Int32,
+                             device: String, live: Bool, poolCount: Int) throws(DeviceError) {
+        try self.init(pixelFormat: pixelFormat, width: width, height: height, bytesPerLine: bytesPerLine, descriptor: descriptor,
+                      device: device, live: live, poolCount: poolCount, nativePictures: nil)
+    }
+
     package init(pixelFormat: V4L2PixelFormat, width: Int, height: Int, bytesPerLine: Int, descriptor: Int32,
-                 device: String, live: Bool, poolCount: Int, nativePictures: NativePictureSwitch? = nil) throws(DeviceError) {
+                 device: String, live: Bool, poolCount: Int, nativePictures: NativePictureSwitch?) throws(DeviceError) {
         self.nativePictures = NativePicture.lendable.contains(pixelFormat) ? nativePictures : nil
         self.width = width
         self.height = height

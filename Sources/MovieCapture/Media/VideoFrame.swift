@@ -36,8 +36,15 @@ public final class VideoFrame: Sendable {
     private let storage: any Sendable
 
     /// Wraps memory that `storage` keeps alive.
+    package convenience init(width: Int, height: Int, pixelFormat: PixelFormat, timestamp: UInt64, sequenceNumber: UInt64,
+                             planes: [PlaneView], storage: any Sendable) {
+        self.init(width: width, height: height, pixelFormat: pixelFormat, timestamp: timestamp, sequenceNumber: sequenceNumber,
+                  planes: planes, storage: storage, exportedPicture: nil)
+    }
+
+    /// Wraps memory that `storage` keeps alive: a camera's buffer, exported as `exportedPicture`.
     package init(width: Int, height: Int, pixelFormat: PixelFormat, timestamp: UInt64, sequenceNumber: UInt64,
-         planes: [PlaneView], storage: any Sendable, exportedPicture: ExportedPicture? = nil) {
+         planes: [PlaneView], storage: any Sendable, exportedPicture: ExportedPicture?) {
         self.exportedPicture = exportedPicture
         nativePicture = nil
         madePlanes = planes
