@@ -36,7 +36,8 @@ import Testing
                      "fault-wrap-sequence", "fault-wrap-timestamp", "fault-disconnect", "replug", "alsa-overrun",
                      "clock-drift-fast", "clock-drift-slow", "clock-drift-small-fast", "clock-drift-small-slow", "clock-drift-loaded",
                      "photo-zsl", "m2m-encode", "m2m-encode-gop1", "m2m-encode-mplane", "m2m-refusals", "m2m-keyframes", "m2m-resize",
-                     "m2m-roundtrip", "m2m-unplug", "m2m-encode-copy", "m2m-import-fallback", "m2m-import-refused"]
+                     "m2m-roundtrip", "m2m-unplug", "m2m-encode-copy", "m2m-import-fallback", "m2m-import-refused",
+                     "m2m-yuyv", "m2m-yuyv-copy"]
         for name in names {
             let summary = rig.cases[name]
             #expect(summary != nil, "no CASE line for \(name):\n\(rig.output)")

@@ -11,7 +11,8 @@ internal import CV4L2
 ///
 /// Capture uses memory-mapped streaming with six buffers, polled on a dedicated thread. I420
 /// (`YU12`) and NV12 pass to the encoder without a copy (a hardware encoder imports them as
-/// DMA-BUFs where the driver exports its buffers); YUYV, UYVY, NV21 and RGB are converted
+/// DMA-BUFs where the driver exports its buffers); while a hardware encoder that takes YUYV or
+/// UYVY records, those pass unconverted too (their I420 planes made only if read); otherwise YUYV, UYVY, NV21 and RGB are converted
 /// to I420 by libyuv, Motion JPEG is decoded straight to planes by TurboJPEG (full range, which
 /// the movie records), and anything else (Bayer, vendor formats) by libv4lconvert — on the
 /// capture thread, the driver's buffer queued again as soon as it is converted
