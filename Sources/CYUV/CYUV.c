@@ -28,6 +28,14 @@
       (const uint8_t *srcY, int srcYStride, const uint8_t *srcUV, int srcUVStride, uint8_t *y, int yStride, \
        uint8_t *u, int uStride, uint8_t *v, int vStride, int width, int height), \
       (srcY, srcYStride, srcUV, srcUVStride, y, yStride, u, uStride, v, vStride, width, height)) \
+    F(int, I420ToYUY2, \
+      (const uint8_t *srcY, int srcYStride, const uint8_t *srcU, int srcUStride, const uint8_t *srcV, int srcVStride, \
+       uint8_t *dst, int dstStride, int width, int height), \
+      (srcY, srcYStride, srcU, srcUStride, srcV, srcVStride, dst, dstStride, width, height)) \
+    F(int, I420ToUYVY, \
+      (const uint8_t *srcY, int srcYStride, const uint8_t *srcU, int srcUStride, const uint8_t *srcV, int srcVStride, \
+       uint8_t *dst, int dstStride, int width, int height), \
+      (srcY, srcYStride, srcU, srcUStride, srcV, srcVStride, dst, dstStride, width, height)) \
     F(int, I420Scale, \
       (const uint8_t *srcY, int srcYStride, const uint8_t *srcU, int srcUStride, const uint8_t *srcV, int srcVStride, \
        int srcWidth, int srcHeight, uint8_t *y, int yStride, uint8_t *u, int uStride, uint8_t *v, int vStride, \

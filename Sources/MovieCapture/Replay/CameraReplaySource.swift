@@ -10,7 +10,9 @@ import MoviePlatform
 /// goes back at once, an I420 or NV12 one when the outputs let go of it. The replay is not live:
 /// it delivers as fast as the outputs take frames, and they are stamped at the nominal rate, as
 /// a Y4M file's are. A damaged JPEG counts as a corrupt frame and is skipped, as a camera's is.
-public final class CameraReplaySource: VideoSource {
+/// YUYV and UYVY are lent unconverted, as a camera's are, while a recording's hardware encoder
+/// takes them.
+public final class CameraReplaySource: VideoSource, NativePictureLending {
     /// The file.
     public let path: String
     /// The file's path, as the source's name.
@@ -27,6 +29,9 @@ public final class CameraReplaySource: VideoSource {
     private let pictureSize: Int?
     private let thread: SourceThread
     private let delivery = LockedValue<CameraBufferDelivery?>(nil)
+    /// Lends YUYV and UYVY pictures unconverted while a recording's encoder takes them.
+    package let nativePictures = NativePictureSwitch()
+    package var nativePictureLayout: V4L2PixelFormat? { NativePicture.lendable.contains(cameraFormat) ? cameraFormat : nil }
 
     /// Opens a file of recorded camera buffers.
     ///
@@ -113,7 +118,7 @@ public final class CameraReplaySource: VideoSource {
         do {
             delivery = try CameraBufferDelivery(pixelFormat: cameraFormat, width: format.width, height: format.height,
                                                 bytesPerLine: 0, descriptor: -1, device: path, live: false,
-                                                poolCount: bufferCount)
+                                                poolCount: bufferCount, nativePictures: nativePictures)
         } catch {
             try? file.close()
             throw error

@@ -20,7 +20,7 @@ internal import CV4L2
 /// skipped sequence numbers count as dropped frames; buffers flagged `V4L2_BUF_FLAG_ERROR` are
 /// reported as corrupt and left out; a device that disappears (ENODEV, POLLERR) ends capture with
 /// an interruption.
-public final class V4L2Camera: VideoSource {
+public final class V4L2Camera: VideoSource, NativePictureLending {
     /// Size presets, like `AVCaptureSession.Preset`: the largest size the camera offers at or
     /// below the preset's.
     public enum Quality: Sendable {
@@ -52,6 +52,9 @@ public final class V4L2Camera: VideoSource {
     /// Whether YUYV and UYVY pictures are lent to frames as they are rather than converted at
     /// capture: asked for by a recording whose hardware encoder takes the camera's layout.
     package let nativePictures = NativePictureSwitch()
+    package var nativePictureLayout: V4L2PixelFormat? {
+        NativePicture.lendable.contains(nativePixelFormat) ? nativePixelFormat : nil
+    }
     /// The device path, such as `/dev/video0`, as the source's name.
     public var name: String { device.path }
     /// Always `true`: a camera delivers frames in real time.

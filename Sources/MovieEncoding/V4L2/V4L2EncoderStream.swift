@@ -55,9 +55,6 @@ internal import CV4L2
         /// Whether pictures that lie in a camera's exported buffer are imported as DMA-BUFs
         /// rather than copied, when their layout is the one the encoder takes.
         public var importsCameraBuffers = true
-        /// Whether a frame lent a camera's own packed picture (YUYV, UYVY) goes in in that layout,
-        /// unconverted, when the encoder takes it; else its I420 planes do.
-        public var takesCameraLayouts = true
         /// OUTPUT buffers while importing: each holds a camera buffer until the encoder is done
         /// with it, so fewer than the camera's six, leaving it buffers to fill meanwhile.
         public var importBufferCount = 3
@@ -112,6 +109,18 @@ internal import CV4L2
 
     /// Whether the encoder takes pictures in `layout` for its coded format.
     public func takesPictures(in layout: V4L2PixelFormat) -> Bool { outputLayouts.contains(layout) }
+
+    /// The camera's packed layout (YUYV, UYVY) the stream takes pictures in, once adopted.
+    public private(set) var cameraLayout: V4L2PixelFormat?
+
+    /// Takes pictures in a camera's packed `layout` from the next stream start on, when the
+    /// encoder takes it: frames lent the camera's picture go in as they are (imported or their
+    /// rows copied), and any other I420 frame is written in that layout. Returns whether it will.
+    public func adoptCameraLayout(_ layout: V4L2PixelFormat) -> Bool {
+        guard NativePicture.lendable.contains(layout), takesPictures(in: layout) else { return false }
+        cameraLayout = layout
+        return true
+    }
 
     /// Whether the driver can be told to make the next picture a keyframe
     /// (`V4L2_CID_MPEG_VIDEO_FORCE_KEY_FRAME`); without it ``requestKeyframe()`` resets the stream.
@@ -224,12 +233,12 @@ extension V4L2EncoderStream {
     /// Encodes `frame`, stamped `number` (at least 1; the coded frame carries it back), waiting
     /// for a free OUTPUT buffer while the encoder is busy. A picture in a camera's exported
     /// buffer, laid out as the encoder takes it, is imported without a copy; any other is copied.
-    /// A frame lent a camera's own YUYV or UYVY goes in in that layout where the encoder takes it,
-    /// never converted.
+    /// Once a camera's YUYV or UYVY is adopted (``adoptCameraLayout(_:)``), frames lent the
+    /// camera's own picture go in in that layout, never converted.
     ///
     /// How the OUTPUT queue takes pictures (``Intake``) is chosen by each stream's first picture.
     /// A picture the queue cannot take — a copy the recording made while the encoder was behind,
-    /// among imports or camera layouts — ends the stream there: it is drained, its frames kept
+    /// among imports — ends the stream there: it is drained, its frames kept
     /// for ``takeCoded(waiting:)``, and the queue turned, so the picture starts a new stream with
     /// a keyframe. So does a DMA-BUF the driver refuses to import, and every picture is copied
     /// from then on.
@@ -255,15 +264,25 @@ extension V4L2EncoderStream {
             heldFrames[index] = frame
             importedPictureCount += 1
         } else {
-            let copied = if let native = frame.nativePicture, native.pixelFormat == output.pixelFormat {
-                output.copy(native, width: frame.width, height: frame.height, into: index)
-            } else {
-                output.copy(frame, into: index)
-            }
+            let copied = try copy(frame, into: index)
             try output.queue(index, bytesUsed: max(copied, min(output.sizeImage, output.mappings[index].count)), number: number)
             copiedPictureCount += 1
         }
         picturesSinceStart += 1
+    }
+
+    /// Copies `frame` into OUTPUT buffer `index` in the queue's layout: a camera's own picture
+    /// row by row, an I420 picture written in the camera's layout, or the planes; the bytes used.
+    private func copy(_ frame: VideoFrame, into index: Int) throws(EncoderError) -> Int {
+        if let native = frame.nativePicture, native.pixelFormat == output.pixelFormat {
+            return output.copy(native, width: frame.width, height: frame.height, into: index)
+        }
+        guard output.pixelFormat != planarLayout else { return output.copy(frame, into: index) }
+        guard let base = output.mappings[index].baseAddress, output.mappings[index].count >= output.bytesPerLine * output.height,
+              frame.writePacked(output.pixelFormat, into: base, bytesPerLine: output.bytesPerLine, rows: output.height) else {
+            throw EncoderError(.failed, message: "\(path): writing a \(frame.pixelFormat.rawValue) picture as \(output.pixelFormat) failed; is libyuv (libyuv0) installed?")
+        }
+        return output.bytesPerLine * output.height
     }
 
     /// An OUTPUT buffer the driver does not hold, waiting for one while the encoder is busy.
@@ -286,15 +305,12 @@ extension V4L2EncoderStream {
 
     private var currentIntake: Intake { Intake(layout: output.pixelFormat, imports: output.imports) }
 
-    /// What suits `frame` best: the camera's own layout when the frame was lent it and the
-    /// encoder takes it, else the configured planar one; imported when its exported buffer has
-    /// that layout (checked again against the driver's row length once the layout is set).
+    /// What suits `frame` best: the adopted camera layout for a frame that can go in in it (its
+    /// own picture in that layout, or I420 to write in it), else the configured planar one;
+    /// imported when its exported buffer has that layout (checked again against the driver's row
+    /// length once the layout is set).
     private func preferredIntake(for frame: VideoFrame) -> Intake {
-        var layout = planarLayout
-        if configuration.takesCameraLayouts, let native = frame.nativePicture, outputLayouts.contains(native.pixelFormat),
-           frame.width == configuration.width, frame.height == configuration.height {
-            layout = native.pixelFormat
-        }
+        let layout = cameraLayout.map { fitsCameraLayout(frame, $0) ? $0 : planarLayout } ?? planarLayout
         let importable = layout == output.pixelFormat ? canImport(frame)
             : configuration.importsCameraBuffers && !importRefused && frame.exportedPicture?.pixelFormat == layout
         return Intake(layout: layout, imports: importable)
@@ -304,9 +320,14 @@ extension V4L2EncoderStream {
     /// matching DMA-BUF, a camera layout takes that layout's bytes, the planar layout any frame.
     private func accepts(_ frame: VideoFrame) -> Bool {
         if output.imports { return canImport(frame) }
-        if output.pixelFormat == planarLayout { return true }
-        return frame.nativePicture?.pixelFormat == output.pixelFormat && frame.width == configuration.width
-            && frame.height == configuration.height
+        return output.pixelFormat == planarLayout || fitsCameraLayout(frame, output.pixelFormat)
+    }
+
+    /// Whether `frame` can go in in the camera layout `layout`: its own picture in it, or I420
+    /// to write in it, at the configured size.
+    private func fitsCameraLayout(_ frame: VideoFrame, _ layout: V4L2PixelFormat) -> Bool {
+        frame.width == configuration.width && frame.height == configuration.height
+            && (frame.nativePicture?.pixelFormat == layout || frame.pixelFormat == .i420)
     }
 
     /// Whether `frame` lies in an exported camera buffer laid out exactly as the OUTPUT queue's

@@ -58,8 +58,8 @@ package final class V4L2VideoEncoder: VideoEncoder, @unchecked Sendable {
 
     deinit { stream.close() }
 
-    /// Whether the encoder takes pictures in `layout` (a camera's YUYV) as they are.
-    package func takesPictures(in layout: V4L2PixelFormat) -> Bool { stream.takesPictures(in: layout) }
+    /// Takes pictures in a camera's `layout` (YUYV, UYVY) from now on, when the device takes it.
+    package func adoptCameraLayout(_ layout: V4L2PixelFormat) -> Bool { stream.adoptCameraLayout(layout) }
 
     /// The controls for `settings`, required ones first: the level and the GOP every encoder
     /// has; the rest set where the driver has them.

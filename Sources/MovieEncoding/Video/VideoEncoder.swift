@@ -17,6 +17,10 @@ package protocol VideoEncoder: AnyObject, Sendable {
     /// encoder's drain finishes several at once); nil when there is none. Taken after each
     /// `encode`, so finished units do not wait for the end.
     func nextSample() -> EncodedVideoSample?
+    /// Asks it to take pictures in a camera's own packed `layout` (YUYV, UYVY) from now on, from
+    /// frames lent them (``VideoFrame`` `nativePicture`) without their I420 planes; returns
+    /// whether it will.
+    func adoptCameraLayout(_ layout: V4L2PixelFormat) -> Bool
     /// Drains the frames the encoder still holds; call at the end.
     func flush() throws -> [EncodedVideoSample]
     /// Releases the encoder library's encoder.
@@ -29,6 +33,8 @@ package typealias VideoEncoderMaker = @Sendable (VideoFormat, UInt32, VideoEncod
 extension VideoEncoder {
     /// None: a software encoder finishes at most one access unit per frame.
     package func nextSample() -> EncodedVideoSample? { nil }
+    /// Never: a software encoder reads I420 or NV12 planes.
+    package func adoptCameraLayout(_ layout: V4L2PixelFormat) -> Bool { false }
 }
 
 /// Opens the encoder `settings.encoder` and `settings.codec` name for frames of `format` stamped

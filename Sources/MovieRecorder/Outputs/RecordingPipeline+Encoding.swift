@@ -13,7 +13,6 @@ extension RecordingPipeline {
     /// nearest it, a time the capture thread switches at (``SegmentSizeEstimator``, with a
     /// ``TrialEncode`` when it needs one).
     func encodeLoop() {
-        cameraLayoutLending?.request()  // released when the encoder closes, below
         var lastPresentation: Int64 = -1
         var lastOrientation: VideoOrientation?
         /// The presentation time of each segment's first frame; segment 0 starts at 0.

@@ -141,7 +141,7 @@ final class RecordingPipeline: Sendable {
         } catch let error as EncoderError {
             throw RecordingError(.encoderFailed, "MovieFileOutput: starting the encoder: \(error.message)", underlyingError: error)
         }
-        if let camera = sources.cameraLayout, let hardware = encoder as? V4L2VideoEncoder, hardware.takesPictures(in: camera.layout) {
+        if let camera = sources.cameraLayout, encoder.adoptCameraLayout(camera.layout) {
             cameraLayoutLending = camera.lending
         } else {
             cameraLayoutLending = nil
@@ -182,6 +182,7 @@ final class RecordingPipeline: Sendable {
 
     /// Starts the encoding, audio and writing threads.
     func start() {
+        cameraLayoutLending?.request()  // released when the encoder closes, at the end of encodeLoop
         let encoding = DedicatedThread(name: "movrec-encode") { [self] in encodeLoop() }
         let audioThread = audio == nil ? nil : DedicatedThread(name: "movrec-audio") { [self] in audioLoop() }
         DedicatedThread(name: "movrec-write") { [self] in

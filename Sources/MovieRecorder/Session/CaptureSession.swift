@@ -370,8 +370,8 @@ public actor CaptureSession {
         let consumersChanged = router.consumersChanged
         return SourceDescription(
             video: configuration.videoInput.map { ($0.format, $0.isLive, $0.name) },
-            cameraLayout: (configuration.videoInput as? V4L2Camera).flatMap { camera in
-                NativePicture.lendable.contains(camera.nativePixelFormat) ? (camera.nativePixelFormat, camera.nativePictures) : nil
+            cameraLayout: (configuration.videoInput as? any NativePictureLending).flatMap { source in
+                source.nativePictureLayout.map { ($0, source.nativePictures) }
             },
             audio: configuration.audioInput.map { ($0.format, $0.isLive, $0.name, $0.hasOwnClock) },
             wakeWaitingSources: { consumersChanged.wake() }, pressure: pressure)
