@@ -15,8 +15,10 @@ extension Cases {
     /// Opens vicodec's encoder for a 640x480 FWHT stream of GOP `gop` and starts vivid at
     /// 640x480 into the run `makeRun` makes for it.
     /// `cameraFormat` other than I420 (YUYV) has the stream adopt it and vivid's pictures lent as
-    /// they are (`requestNativePictures()`), as a recording whose encoder takes that layout does.
-    func encodeFromCamera(gop: Int32, imports: Bool = true, cameraFormat: V4L2PixelFormat = .yuv420, _ record: CaseRecord,
+    /// they are (`requestNativePictures()`), as a recording whose encoder takes that layout does,
+    /// unless `adopts` is false (the pictures are then converted to I420 at capture).
+    func encodeFromCamera(gop: Int32, imports: Bool = true, cameraFormat: V4L2PixelFormat = .yuv420, adopts: Bool = true,
+                          _ record: CaseRecord,
                                   _ makeRun: (V4L2EncoderStream) -> EncoderRun) throws -> (V4L2EncoderStream, EncoderRun, V4L2Camera) {
         guard let node = Self.vicodecNode("stateful-encoder") else { throw CaseError("vicodec's stateful-encoder node is missing") }
         record.set("encoder", node)
@@ -25,13 +27,13 @@ extension Cases {
         configuration.controls = [.init(id: 0x0099_09CB, value: gop, name: "the GOP size", isRequired: true)]
         configuration.importsCameraBuffers = imports
         let stream = try V4L2EncoderStream(path: node, configuration: configuration)
-        if cameraFormat != .yuv420 && !stream.adoptCameraLayout(cameraFormat) {
+        if cameraFormat != .yuv420 && adopts && !stream.adoptCameraLayout(cameraFormat) {
             stream.close()
             throw CaseError("\(node) does not take \(cameraFormat) pictures")
         }
         let run = makeRun(stream)
         let camera = try V4L2Camera(path: video, width: 640, height: 480, frameRate: frameRate, pixelFormat: cameraFormat)
-        if cameraFormat != .yuv420 { camera.requestNativePictures() }
+        if cameraFormat != .yuv420 && adopts { camera.requestNativePictures() }
         do { try camera.start { run.handle($0) } } catch {
             stream.close()
             throw error

@@ -26,6 +26,10 @@ final class EncoderRun: Sendable {
         /// The capture thread's CPU time in the stream's calls, in microseconds.
         var userMicroseconds = 0
         var systemMicroseconds = 0
+        /// The capture thread's user time when the first picture came and when the last was done:
+        /// everything it did meanwhile, a conversion at capture included.
+        var threadUserAtFirst: Int?
+        var threadUserAtLast = 0
     }
 
     private let stream: V4L2EncoderStream
@@ -57,6 +61,8 @@ final class EncoderRun: Sendable {
     /// CPU time the capture thread spent in the stream's calls (copies, ioctls and whatever the
     /// driver does inside them), in microseconds: user, system.
     var cpu: (user: Int, system: Int) { state.withLock { ($0.userMicroseconds, $0.systemMicroseconds) } }
+    /// The capture thread's user time from the first picture to the last, in microseconds.
+    var threadUser: Int { state.withLock { $0.threadUserAtLast - ($0.threadUserAtFirst ?? $0.threadUserAtLast) } }
     var error: String? { failure.map { "\($0.code): \($0.message)" } }
     var progress: String { state.withLock { "phase \($0.phase), \($0.submitted) frames submitted, \($0.coded.map(\.count)) coded" } }
 
@@ -71,6 +77,8 @@ final class EncoderRun: Sendable {
             state.withLock { s in
                 s.userMicroseconds += after.user - before.user
                 s.systemMicroseconds += after.system - before.system
+                if s.threadUserAtFirst == nil { s.threadUserAtFirst = before.user }
+                s.threadUserAtLast = after.user
             }
         }
         do throws(EncoderError) {
