@@ -1,5 +1,8 @@
 import MovieContainer
 import MoviePlatform
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// What happens to a camera buffer after it is dequeued, for a V4L2 device and for a replay of
 /// recorded buffers alike: sequence gaps counted as drops, damaged buffers skipped, I420 and NV12
@@ -11,6 +14,9 @@ import MoviePlatform
 /// under a frame interval: about 0.1 ms for 720p YUYV, a few for a 1080p JPEG). It never waits for
 /// the encoder: a live source whose pool is exhausted (every converted picture still queued for
 /// the outputs) drops the frame and counts it; a replay, which is not live, waits for a buffer.
+/// While a recording's encoder takes the camera's YUYV or UYVY (`nativePictures` on), those are
+/// lent as I420 and NV12 are instead, held until the frame is released, and converted only if
+/// something reads the planes.
 package final class CameraBufferDelivery: Sendable {
     private let width: Int
     private let height: Int
@@ -138,7 +144,12 @@ package final class CameraBufferDelivery: Sendable {
                 let owned = OwnedPictureMemory(byteCount: PixelFormat.i420.byteCount(width: width, height: height))
                 (memory, target) = (owned, owned.base)
             }
-            _ = converter.withLock { $0?.convert(bytes.buffer, into: I420Destination(packed: target, width: width, height: height)) }
+            let outcome = converter.withLock { $0?.convert(bytes.buffer, into: I420Destination(packed: target, width: width, height: height)) }
+            if outcome != .converted {
+                // A packed 4:2:2 picture always converts; should it not, the planes are grey, never stale memory.
+                memset(target, 128, PixelFormat.i420.byteCount(width: width, height: height))
+                MovieRecorderLogging.log(.warning, "camera", "a lent picture could not be converted: \(String(describing: outcome))")
+            }
             return (VideoFrame.packedPlanes(target, width: width, height: height, pixelFormat: .i420), memory)
         }))
     }

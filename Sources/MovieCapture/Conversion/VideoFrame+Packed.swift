@@ -10,7 +10,9 @@ extension VideoFrame {
     /// frame is not I420, the layout is another, or libyuv is not installed.
     package func writePacked(_ layout: V4L2PixelFormat, into destination: UnsafeMutableRawPointer, bytesPerLine: Int,
                              rows: Int) -> Bool {
-        guard pixelFormat == .i420, layout == .yuyv || layout == .uyvy, bytesPerLine >= width * 2, rows >= height,
+        // libyuv writes whole pixel pairs: an odd width's last pair too.
+        let rowBytes = (width + 1) / 2 * 4
+        guard pixelFormat == .i420, layout == .yuyv || layout == .uyvy, bytesPerLine >= rowBytes, rows >= height,
               CYUV_load() == nil else { return false }
         let planes = self.planes
         let (y, u, v) = (planes[0], planes[1], planes[2])
@@ -19,7 +21,7 @@ extension VideoFrame {
         let write = layout == .yuyv ? I420ToYUY2 : I420ToUYVY
         guard write(bytes(y), Int32(y.bytesPerRow), bytes(u), Int32(u.bytesPerRow), bytes(v), Int32(v.bytesPerRow),
                     target, Int32(bytesPerLine), Int32(width), Int32(height)) == 0 else { return false }
-        for row in height..<rows { memcpy(destination + row * bytesPerLine, destination + (height - 1) * bytesPerLine, width * 2) }
+        for row in height..<rows { memcpy(destination + row * bytesPerLine, destination + (height - 1) * bytesPerLine, rowBytes) }
         return true
     }
 }

@@ -9,7 +9,7 @@
 @_spi(DeviceRig) public struct ExportedPicture: Sendable {
     /// The DMA-BUF descriptor; never closed by the frame's users.
     public let descriptor: Int32
-    /// The camera's own layout of the picture: `YU12`, `NV12`.
+    /// The camera's own layout of the picture: `YU12`, `NV12`, `YUYV`, `UYVY`.
     public let pixelFormat: V4L2PixelFormat
     /// The driver's row length of the first plane, padding included.
     public let bytesPerLine: Int

@@ -23,8 +23,8 @@ public final class VideoFrame: Sendable {
     public let sequenceNumber: UInt64
     /// The planes: Y, U, V for I420; Y, UV for NV12.
     ///
-    /// A frame lent a camera's own YUYV picture (while a hardware encoder that takes YUYV
-    /// records) makes them on first read.
+    /// A frame lent a camera's own YUYV or UYVY picture (while a hardware encoder that takes that
+    /// layout records) makes them on first read.
     public var planes: [PlaneView] { deferred?.planes ?? madePlanes }
     /// The camera buffer the picture lies in, as a DMA-BUF a hardware encoder can import; nil
     /// for a copy, a converted picture or a source without exports.

@@ -20,7 +20,8 @@ package final class V4L2Stream: @unchecked Sendable {
     private let device: V4L2Device
     private let mappings: [(pointer: UnsafeMutableRawPointer, length: Int)]
     /// Each buffer as a DMA-BUF for a hardware encoder to import, when the driver exports them
-    /// and the pictures may be lent (I420, NV12; YUYV, UYVY on request); closed with the mappings.
+    /// and the pictures may be lent (I420, NV12, and YUYV, UYVY, lent while a recording asks);
+    /// closed with the mappings.
     private let exports: [Int32]
     private let delivery: CameraBufferDelivery
     private let lending = LockedValue<(outstanding: Int, closing: Bool, closed: Bool)>((0, false, false))

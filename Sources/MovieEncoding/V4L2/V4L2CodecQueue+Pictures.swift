@@ -24,7 +24,7 @@ extension V4L2CodecQueue {
     /// with; returns the bytes used.
     func copy(_ native: NativePicture, width: Int, height: Int, into index: Int) -> Int {
         let buffer = mappings[index]
-        let rowBytes = min(bytesPerLine, width * 2)
+        let rowBytes = min(bytesPerLine, width * 2, native.bytesPerLine)
         for row in 0..<self.height {
             let destination = row * bytesPerLine
             guard destination + rowBytes <= buffer.count else { break }

@@ -44,7 +44,8 @@ internal import CV4L2
     public struct Configuration: Sendable {
         /// The coded format on CAPTURE: `H264`, `HEVC`, `FWHT`.
         public var codedFormat: V4L2PixelFormat
-        /// The pictures' layout, which goes on OUTPUT as `YU12` or `NV12`.
+        /// The pictures' layout, which goes on OUTPUT as `YU12` or `NV12` (a camera's YUYV or
+        /// UYVY instead once adopted: ``adoptCameraLayout(_:)``).
         public var pictureFormat: PixelFormat
         public var width: Int
         public var height: Int
@@ -56,8 +57,9 @@ internal import CV4L2
         /// rather than copied, when their layout is the one the encoder takes.
         public var importsCameraBuffers = true
         /// OUTPUT buffers while importing: each holds a camera buffer until the encoder is done
-        /// with it, so fewer than the camera's six, leaving it buffers to fill meanwhile.
-        public var importBufferCount = 3
+        /// with it, so two of the camera's six (the recording's queue may hold four more), which
+        /// still lets an encoder take the next picture while it codes one.
+        public var importBufferCount = 2
         /// How long any one step may wait for the driver, in nanoseconds.
         public var timeout: UInt64 = 5_000_000_000
 
@@ -98,6 +100,9 @@ internal import CV4L2
     private var importRefused = false
     /// The picture layouts the OUTPUT queue takes for the coded format.
     private var outputLayouts: [V4L2PixelFormat] = []
+    /// A copy among imports made this stream leave them: its next keyframe resets it, so the
+    /// queue can turn back.
+    private var leftPreferredIntake = false
 
     /// Pictures imported from a camera's DMA-BUF, and pictures copied into OUTPUT buffers.
     public private(set) var importedPictureCount = 0
@@ -121,6 +126,9 @@ internal import CV4L2
         cameraLayout = layout
         return true
     }
+
+    /// Goes back to the planar layout from the next stream start on.
+    public func abandonCameraLayout() { cameraLayout = nil }
 
     /// Whether the driver can be told to make the next picture a keyframe
     /// (`V4L2_CID_MPEG_VIDEO_FORCE_KEY_FRAME`); without it ``requestKeyframe()`` resets the stream.
@@ -245,8 +253,11 @@ extension V4L2EncoderStream {
     public func submit(_ frame: VideoFrame, number: UInt64) throws(EncoderError) {
         guard !isClosed else { throw EncoderError(.failed, message: "\(path): encoding after the encoder was closed") }
         let preferred = preferredIntake(for: frame)
-        if picturesSinceStart == 0 ? preferred != currentIntake : !accepts(frame) {
+        if picturesSinceStart == 0 {
+            if preferred != currentIntake { try turnOutput(to: preferred, for: frame) }
+        } else if !accepts(frame) {
             try turnOutput(to: preferred, for: frame)
+            leftPreferredIntake = true
         }
         let index = try freeOutputBuffer()
         if output.imports, let exported = frame.exportedPicture {
@@ -269,6 +280,7 @@ extension V4L2EncoderStream {
             copiedPictureCount += 1
         }
         picturesSinceStart += 1
+        try reclaimOutput()  // pictures already coded give their camera buffers back now
     }
 
     /// Copies `frame` into OUTPUT buffer `index` in the queue's layout: a camera's own picture
@@ -342,38 +354,54 @@ extension V4L2EncoderStream {
     /// Turns the OUTPUT queue to `intake` for `frame`, ending the stream first if pictures are in
     /// it: the layout set again if it changes, then imported DMA-BUFs (when `frame`'s fits the
     /// layout as the driver set it) or buffers of its own. A driver that refuses imports keeps
-    /// buffers of its own.
+    /// buffers of its own; one that refuses the camera's layout after all goes back to the planar
+    /// layout for good, so the recording goes on either way.
     private func turnOutput(to intake: Intake, for frame: VideoFrame) throws(EncoderError) {
         if picturesSinceStart > 0 {
-            finished += try drain()
+            let drained = try drain()  // with what an earlier turn finished
+            finished = drained
             try restart()
         }
         try output.stream(false)
         heldFrames = []
         output.release()
-        if output.pixelFormat != intake.layout { try setPictureLayout(intake.layout) }
-        if intake.imports && canImport(frame) {
-            do throws(EncoderError) {
-                try output.allocateImports(count: configuration.importBufferCount)
-            } catch {
-                importRefused = true
-                MovieRecorderLogging.log(.info, "encoder", "\(path): pictures are copied: \(error.message)")
-                try output.allocate(count: configuration.bufferCount, minimum: 1)
-            }
-        } else {
-            try output.allocate(count: configuration.bufferCount, minimum: 1)
+        do throws(EncoderError) {
+            try allocateOutput(for: intake, frame)
+        } catch where intake.layout != planarLayout && error.code != .deviceLost {
+            MovieRecorderLogging.log(.warning, "encoder", "\(path): pictures go in as \(planarLayout) from now on: \(error.message)")
+            cameraLayout = nil
+            output.release()
+            try allocateOutput(for: Intake(layout: planarLayout, imports: false), frame)
         }
         heldFrames = Array(repeating: nil, count: output.queued.count)
         try output.stream(true)
     }
 
+    /// Sets the OUTPUT layout `intake` names if it changes, then requests its buffers.
+    private func allocateOutput(for intake: Intake, _ frame: VideoFrame) throws(EncoderError) {
+        if output.pixelFormat != intake.layout { try setPictureLayout(intake.layout) }
+        guard intake.imports && canImport(frame) else {
+            return try output.allocate(count: configuration.bufferCount, minimum: 1)
+        }
+        do throws(EncoderError) {
+            try output.allocateImports(count: configuration.importBufferCount)
+        } catch {
+            importRefused = true
+            MovieRecorderLogging.log(.info, "encoder", "\(path): pictures are copied: \(error.message)")
+            try output.allocate(count: configuration.bufferCount, minimum: 1)
+        }
+    }
+
     /// Makes the next submitted picture a keyframe. A driver with the force-keyframe control is
-    /// asked through it; one without (vicodec) is drained and reset, which `dev-encoder.rst`
+    /// asked through it (unless a copy turned the stream away from imports: then it is reset,
+    /// so imports can resume); one without (vicodec) is drained and reset, which `dev-encoder.rst`
     /// defines as starting an independent stream: a keyframe with its headers, a drain's delay
     /// later. Returns the coded frames the drain finished, in order.
     public func requestKeyframe() throws(EncoderError) -> [CodedFrame] {
         guard picturesSinceStart > 0 else { return [] }  // the next picture starts the stream
-        if canForceKeyframes {
+        // A stream that had to leave imports (a copy among them) resets instead, so the next
+        // picture can turn the queue back.
+        if canForceKeyframes && !leftPreferredIntake {
             try setControl(V4L2CodecControl.forceKeyFrame, value: 1, name: "a keyframe (FORCE_KEY_FRAME)")
             return []
         }
@@ -386,6 +414,12 @@ extension V4L2EncoderStream {
     /// last one of a drain.
     public func takeCoded(waiting timeout: Duration = .zero) throws(EncoderError) -> CodedFrame? {
         if !finished.isEmpty { return finished.removeFirst() }
+        defer { try? reclaimOutput() }  // the pictures coded by now give their camera buffers back
+        return try takeFromDevice(waiting: timeout)
+    }
+
+    /// The next coded frame from the CAPTURE queue, waiting for it at most `timeout`.
+    private func takeFromDevice(waiting timeout: Duration = .zero) throws(EncoderError) -> CodedFrame? {
         let (seconds, attoseconds) = timeout.components
         let nanoseconds = UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds / 1_000_000_000))
         let deadline: UInt64? = nanoseconds == 0 ? nil : MonotonicClock.now() + nanoseconds
@@ -459,13 +493,19 @@ extension V4L2EncoderStream {
     public func drain() throws(EncoderError) -> [CodedFrame] {
         guard !isClosed else { return [] }
         defer { picturesSinceStart = 0 }  // the stream has ended: nothing is waiting in it
+        let drained = try drainDevice()
+        defer { finished = [] }  // only once the drain succeeded: a failed one keeps them
+        return finished + drained
+    }
+
+    /// Drains the device: the coded frames up to the one flagged LAST.
+    private func drainDevice() throws(EncoderError) -> [CodedFrame] {
         let deadline = MonotonicClock.now() + configuration.timeout
-        var frames = finished
-        finished = []
+        var frames: [CodedFrame] = []
         let e = CV4L2_encoderCommand(device.fd, UInt32(V4L2_ENC_CMD_STOP))
         if e == ENOTTY || e == EINVAL {
             while output.queued.contains(true) {
-                while let frame = try takeCoded() { frames.append(frame) }
+                while let frame = try takeFromDevice() { frames.append(frame) }
                 try reclaimOutput()
                 if output.queued.contains(true) { try wait(for: Int16(POLLIN | POLLOUT), until: deadline, step: "draining") }
             }
@@ -507,6 +547,7 @@ extension V4L2EncoderStream {
         try output.stream(true)
         try capture.stream(true)
         picturesSinceStart = 0
+        leftPreferredIntake = false
         return frames
     }
 
@@ -519,6 +560,7 @@ extension V4L2EncoderStream {
         for index in capture.mappings.indices { try capture.queue(index, bytesUsed: 0, number: 0) }
         try capture.stream(true)
         picturesSinceStart = 0
+        leftPreferredIntake = false
     }
 
     /// Stops both queues and closes the device; later calls do nothing.

@@ -26,7 +26,7 @@ package final class V4L2VideoEncoder: VideoEncoder, @unchecked Sendable {
     package let device: String
     private let stream: V4L2EncoderStream
     private var bitstream: HardwareBitstream
-    private let configuration: VideoDecoderConfiguration
+    private var configuration: VideoDecoderConfiguration
     /// Whether the driver can be told to make the next picture a keyframe; without it a
     /// keyframe costs a drain and a reset of the stream.
     package var canForceKeyframes: Bool { stream.canForceKeyframes }
@@ -58,8 +58,25 @@ package final class V4L2VideoEncoder: VideoEncoder, @unchecked Sendable {
 
     deinit { stream.close() }
 
-    /// Takes pictures in a camera's `layout` (YUYV, UYVY) from now on, when the device takes it.
-    package func adoptCameraLayout(_ layout: V4L2PixelFormat) -> Bool { stream.adoptCameraLayout(layout) }
+    /// Takes pictures in a camera's `layout` (YUYV, UYVY) from the recording's first picture on,
+    /// when the device takes it. The parameter sets are learnt again from a grey picture in that
+    /// layout, which also proves the device takes it at this size; when it does not, pictures
+    /// stay planar (false).
+    package func adoptCameraLayout(_ layout: V4L2PixelFormat) -> Bool {
+        guard stream.adoptCameraLayout(layout) else { return false }
+        var relearnt = HardwareBitstream(codec: bitstream.codec)
+        do {
+            let found = try Self.learnParameterSets(stream, format: format, into: &relearnt, device: device)
+            guard stream.cameraLayout == layout else { return false }  // the driver refused it: planar
+            configuration = found
+            bitstream = relearnt
+            return true
+        } catch {
+            stream.abandonCameraLayout()
+            MovieRecorderLogging.log(.warning, "encoder", "\(device): pictures go in as I420: taking \(layout) failed: \(error)")
+            return false
+        }
+    }
 
     /// The controls for `settings`, required ones first: the level and the GOP every encoder
     /// has; the rest set where the driver has them.

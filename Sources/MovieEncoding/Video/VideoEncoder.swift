@@ -17,9 +17,9 @@ package protocol VideoEncoder: AnyObject, Sendable {
     /// encoder's drain finishes several at once); nil when there is none. Taken after each
     /// `encode`, so finished units do not wait for the end.
     func nextSample() -> EncodedVideoSample?
-    /// Asks it to take pictures in a camera's own packed `layout` (YUYV, UYVY) from now on, from
-    /// frames lent them (``VideoFrame`` `nativePicture`) without their I420 planes; returns
-    /// whether it will.
+    /// Asks it to take pictures in a camera's own packed `layout` (YUYV, UYVY) from the first
+    /// frame it encodes, from frames lent them (``VideoFrame`` `nativePicture`) without their
+    /// I420 planes; returns whether it will. Called before the track format is read.
     func adoptCameraLayout(_ layout: V4L2PixelFormat) -> Bool
     /// Drains the frames the encoder still holds; call at the end.
     func flush() throws -> [EncodedVideoSample]
