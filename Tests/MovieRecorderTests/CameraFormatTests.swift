@@ -400,8 +400,12 @@ extension Array where Element == UInt8 {
 
 /// Records `source` alone until it ends.
 func recordUntilEnd(_ source: any VideoSource, to path: String, settings: VideoEncoderSettings) async throws -> RecordingResult {
+    try await recordUntilEnd(source, with: MovieFileOutput(encoderSettings: settings), to: path)
+}
+
+/// Records `source` through `output` until the source ends.
+func recordUntilEnd(_ source: any VideoSource, with output: MovieFileOutput, to path: String) async throws -> RecordingResult {
     let session = CaptureSession()
-    let output = MovieFileOutput(encoderSettings: settings)
     try await session.configure { config in
         try config.addInput(source)
         try config.addOutput(output)

@@ -31,7 +31,7 @@ extension CameraFormatTests {
             standIn.withLock { $0 = encoder }
             return encoder
         }
-        let result = try await record(source, with: output, to: movie)
+        let result = try await recordUntilEnd(source, with: output, to: movie)
         #expect(result.frameCount == 10 && result.droppedFrameCount == 0, "\(result)")
         let seen = try #require(standIn.withLock { $0 }).seen.withLock { $0 }
         // The replay converts its first picture before it waits for a consumer, so before the
@@ -43,25 +43,5 @@ extension CameraFormatTests {
         try ffmpeg(["-i", movie, "-pix_fmt", "yuv420p", "-f", "rawvideo", decoded])
         try expectPlanesMatch(Array(try Data(contentsOf: URL(fileURLWithPath: decoded))), reference: reference, minimum: 45,
                               adopting ? "lent" : "converted")
-    }
-
-    /// Records `source` through `output` until the source ends.
-    private func record(_ source: CameraReplaySource, with output: MovieFileOutput, to path: String) async throws -> RecordingResult {
-        let session = CaptureSession()
-        try await session.configure { config in
-            try config.addInput(source)
-            try config.addOutput(output)
-        }
-        try await session.startRunning()
-        try await output.startRecording(to: path)
-        var result: RecordingResult?
-        for await event in output.events {
-            if case .didFinishRecording(let finished) = event {
-                result = finished
-                break
-            }
-        }
-        await session.stopRunning()
-        return try #require(result)
     }
 }

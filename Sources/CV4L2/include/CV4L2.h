@@ -182,16 +182,21 @@ static inline int CV4L2_enumerateFormat(int fd, uint32_t type, uint32_t index, u
     return 0;
 }
 
-// VIDIOC_REQBUFS with memory-mapped buffers; *count is what was asked and becomes what was granted.
-static inline int CV4L2_requestBuffers(int fd, uint32_t type, uint32_t *count) {
+// VIDIOC_REQBUFS of `memory` buffers; *count is what was asked and becomes what was granted.
+static inline int CV4L2_requestBuffersOf(int fd, uint32_t type, uint32_t memory, uint32_t *count) {
     struct v4l2_requestbuffers request;
     memset(&request, 0, sizeof request);
     request.type = type;
-    request.memory = V4L2_MEMORY_MMAP;
+    request.memory = memory;
     request.count = *count;
     if (v4l2_ioctl(fd, VIDIOC_REQBUFS, &request) != 0) return errno;
     *count = request.count;
     return 0;
+}
+
+// VIDIOC_REQBUFS with memory-mapped buffers.
+static inline int CV4L2_requestBuffers(int fd, uint32_t type, uint32_t *count) {
+    return CV4L2_requestBuffersOf(fd, type, V4L2_MEMORY_MMAP, count);
 }
 
 static inline void CV4L2_fillBuffer(struct v4l2_buffer *buffer, struct v4l2_plane *plane, uint32_t type,
@@ -262,14 +267,7 @@ static inline int CV4L2_dequeueBuffer(int fd, uint32_t type, int multiplanar, st
 // VIDIOC_REQBUFS of `count` buffers whose memory the application brings: V4L2_MEMORY_DMABUF,
 // for pictures another device's buffers hold (*count becomes what was granted).
 static inline int CV4L2_requestImportBuffers(int fd, uint32_t type, uint32_t *count) {
-    struct v4l2_requestbuffers request;
-    memset(&request, 0, sizeof request);
-    request.type = type;
-    request.memory = V4L2_MEMORY_DMABUF;
-    request.count = *count;
-    if (v4l2_ioctl(fd, VIDIOC_REQBUFS, &request) != 0) return errno;
-    *count = request.count;
-    return 0;
+    return CV4L2_requestBuffersOf(fd, type, V4L2_MEMORY_DMABUF, count);
 }
 
 // Queues DMABUF buffer `index` as the DMA-BUF `dmabuf` of `length` bytes holding `bytesUsed`,
