@@ -129,9 +129,7 @@ package final class CameraBufferDelivery: Sendable {
             return handler(.corrupted)
         }
         let native = NativePicture(pixelFormat: self.native, base: base, bytesPerLine: bytesPerLine, bytesUsed: buffer.bytes.count)
-        let exported = buffer.exportDescriptor < 0 ? nil
-            : ExportedPicture(descriptor: buffer.exportDescriptor, pixelFormat: self.native, bytesPerLine: bytesPerLine,
-                              bytesUsed: buffer.bytes.count, length: max(buffer.length, buffer.bytes.count))
+        let exported = export(of: buffer, bytesPerLine: bytesPerLine)
         let (width, height, converter, pool) = (self.width, self.height, self.converter, self.pool)
         let bytes = UnsafeRawBufferPointerBox(buffer.bytes)
         handler(.frame(VideoFrame(width: width, height: height, timestamp: buffer.timestamp, sequenceNumber: UInt64(buffer.sequence),
@@ -172,11 +170,17 @@ package final class CameraBufferDelivery: Sendable {
         case .nv12:
             [y, PlaneView(baseAddress: base + stride * height, bytesPerRow: stride, height: chroma)]
         }
-        let exported = buffer.exportDescriptor < 0 ? nil
-            : ExportedPicture(descriptor: buffer.exportDescriptor, pixelFormat: native, bytesPerLine: stride,
-                              bytesUsed: buffer.bytes.count, length: max(buffer.length, buffer.bytes.count))
+        let exported = export(of: buffer, bytesPerLine: stride)
         handler(.frame(VideoFrame(width: width, height: height, pixelFormat: format, timestamp: buffer.timestamp,
                                   sequenceNumber: UInt64(buffer.sequence), planes: planes, storage: storage,
                                   exportedPicture: exported)))
+    }
+
+    /// The buffer as the DMA-BUF its driver exported, for a hardware encoder to import; nil when
+    /// it exported none.
+    private func export(of buffer: DequeuedBuffer, bytesPerLine: Int) -> ExportedPicture? {
+        guard buffer.exportDescriptor >= 0 else { return nil }
+        return ExportedPicture(descriptor: buffer.exportDescriptor, pixelFormat: native, bytesPerLine: bytesPerLine,
+                               bytesUsed: buffer.bytes.count, length: max(buffer.length, buffer.bytes.count))
     }
 }

@@ -161,12 +161,7 @@ internal import CV4L2
             try setControls()
             canForceKeyframes = device.hasControl(V4L2CodecControl.forceKeyFrame)
             _ = CV4L2_subscribeEvent(device.fd, UInt32(V4L2_EVENT_EOS))  // LAST flags the end where this is missing
-            try output.allocate(count: configuration.bufferCount, minimum: 1)
-            heldFrames = Array(repeating: nil, count: output.queued.count)
-            try capture.allocate(count: configuration.bufferCount, minimum: 1)
-            for index in capture.mappings.indices { try capture.queue(index, bytesUsed: 0, number: 0) }
-            try output.stream(true)
-            try capture.stream(true)
+            try startQueues()
         } catch {
             isClosed = true  // deinit runs for a failed init too: close once
             teardown()
@@ -195,6 +190,17 @@ internal import CV4L2
         parm.type = output.type
         parm.parm.output.timeperframe = v4l2_fract(numerator: config.frameRate.seconds, denominator: config.frameRate.frames)
         _ = device.ioctl(CV4L2_VIDIOC_S_PARM(), &parm)  // optional: vicodec has no frame rate (ENOTTY)
+    }
+
+    /// Gives both queues buffers of their own, hands the driver every CAPTURE buffer and starts
+    /// streaming on both.
+    private func startQueues() throws(EncoderError) {
+        try output.allocate(count: configuration.bufferCount, minimum: 1)
+        heldFrames = Array(repeating: nil, count: output.queued.count)
+        try capture.allocate(count: configuration.bufferCount, minimum: 1)
+        for index in capture.mappings.indices { try capture.queue(index, bytesUsed: 0, number: 0) }
+        try output.stream(true)
+        try capture.stream(true)
     }
 
     /// The planar layout the configuration names, `YU12` or `NV12`.
@@ -252,11 +258,11 @@ extension V4L2EncoderStream {
     /// from then on.
     public func submit(_ frame: VideoFrame, number: UInt64) throws(EncoderError) {
         guard !isClosed else { throw EncoderError(.failed, message: "\(path): encoding after the encoder was closed") }
-        let preferred = preferredIntake(for: frame)
         if picturesSinceStart == 0 {
+            let preferred = preferredIntake(for: frame)
             if preferred != currentIntake { try turnOutput(to: preferred, for: frame) }
         } else if !accepts(frame) {
-            try turnOutput(to: preferred, for: frame)
+            try turnOutput(to: preferredIntake(for: frame), for: frame)
             leftPreferredIntake = true
         }
         let index = try freeOutputBuffer()
@@ -540,12 +546,7 @@ extension V4L2EncoderStream {
         configuration.width = width
         configuration.height = height
         try configureFormats()
-        try output.allocate(count: configuration.bufferCount, minimum: 1)
-        heldFrames = Array(repeating: nil, count: output.queued.count)
-        try capture.allocate(count: configuration.bufferCount, minimum: 1)
-        for index in capture.mappings.indices { try capture.queue(index, bytesUsed: 0, number: 0) }
-        try output.stream(true)
-        try capture.stream(true)
+        try startQueues()
         picturesSinceStart = 0
         leftPreferredIntake = false
         return frames
